@@ -1,0 +1,178 @@
+# GPU Sorting Lab Kit: the one entry point. `make help` lists the targets.
+#
+# Building and running are separate steps: `make` builds everything on any machine with the
+# CUDA Toolkit (no GPU needed); the binaries link CUnit and the CUDA runtime statically, so
+# a GPU node needs only the NVIDIA driver to run them.
+
+SHELL := /bin/bash
+BUILD ?= build
+CC ?= gcc
+CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+
+# Which GPUs to build for. The default is the fat list: machine code for every architecture
+# CUDA 12/13 supports from sm_75 up, plus PTX of the newest so newer GPUs can run it too.
+# `native` builds for the GPU of this machine only (it silently falls back when there is
+# none, so it is never the default); `sm_90` and friends build for one architecture.
+CUDA_ARCH ?= all
+ifeq ($(CUDA_ARCH),all)
+GENCODE := $(foreach a,75 80 86 89,-gencode arch=compute_$(a),code=sm_$(a)) \
+           -gencode arch=compute_90,code=[sm_90,compute_90]
+else
+GENCODE := -arch=$(CUDA_ARCH)
+endif
+
+# LAB=01 restricts lab targets (build, grade, GPU checks) to one lab.
+LAB ?=
+LABS_ALL := $(sort $(notdir $(wildcard solutions/[0-9][0-9]-*)))
+LABS := $(if $(LAB),$(filter $(LAB)-% $(LAB),$(LABS_ALL)),$(LABS_ALL))
+ifeq ($(strip $(LABS)),)
+$(error LAB=$(LAB) matches no lab; labs: $(LABS_ALL))
+endif
+
+KIT_INCLUDES := -Icommon -I$(CUDA_HOME)/include
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra $(KIT_INCLUDES)
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Icommon
+CUNIT_LIB := $(shell $(CC) -print-file-name=libcunit.a)
+LDLIBS := -lm
+
+COMMON_C := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_C:%.c=$(BUILD)/obj/%.o)
+KIT_LIB := $(BUILD)/lib/libkit.a
+BASELINES_OBJ := $(BUILD)/obj/common/baselines.o
+RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
+HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
+TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe
+
+.PHONY: all help deps check check-host check-skeletons check-gpu skeletons grade docs clean \
+        gpu-check
+.DEFAULT_GOAL := all
+
+help:
+	@echo "GPU Sorting Lab Kit. Targets:"
+	@echo "  make              build everything: common/, both variants of each lab, tests, tools"
+	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU; exit 3 without one)"
+	@echo "  make check        the kit's own tests: host suites, skeletons, docs, GPU suites if a GPU"
+	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
+	@echo "  make skeletons    rewrite labs/NN/name.cu from solutions/NN/name.cu"
+	@echo "  make gpu-check    on a GPU host: every GPU suite, sanitizers, grading and benchmarks"
+	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax (apt, as root)"
+	@echo "  make clean        remove $(BUILD)/"
+	@echo "Variables: LAB=01 (one lab)  CUDA_ARCH=sm_90|native (one GPU; default: fat binary)"
+	@echo "Labs: $(LABS_ALL)"
+
+# ---- tools that must be here ---------------------------------------------------------------
+deps:
+	@bash tools/deps.sh
+
+# ---- common/ ---------------------------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(KIT_LIB): $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/test_common: $(RUNNER_OBJ) $(BUILD)/obj/tests/test_common.o \
+                      $(BUILD)/obj/tests/keyflip_device.o $(KIT_LIB)
+	$(NVCC) $(GENCODE) -o $@ $^ $(CUNIT_LIB) $(LDLIBS)
+
+$(BUILD)/obj/tests/%.o: CFLAGS += -Itests $(foreach l,$(LABS_ALL),-Ilabs/$(l))
+$(BUILD)/obj/tests/%.o: NVCCFLAGS += -Itests
+
+# ---- tools -----------------------------------------------------------------------------------
+$(BUILD)/tools/skeleton: tools/skeleton.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.o $(KIT_LIB)
+	@mkdir -p $(@D)
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+
+# ---- labs: one template, instantiated per lab and variant -------------------------------------
+# Lab NN-name has the API labs/NN-name/name.h, the student file labs/NN-name/name.cu, the
+# reference solution solutions/NN-name/name.cu, the driver labs/NN-name/name_main.c and the
+# GPU suites tests/test_NN_name.c. Each variant (solution, student) gives an object, a test
+# binary $(BUILD)/VARIANT/test_NN_name and a driver $(BUILD)/VARIANT/bin/name.
+lab_name = $(word 2,$(subst -, ,$(1)))
+lab_id = $(subst -,_,$(1))
+lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1)).cu
+
+define VARIANT_RULES
+$(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/$(2)/test_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
+        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(BUILD)/$(2)/obj/$(1).o $(KIT_LIB)
+	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS_$(1)) -o $$@ $$^ $$(CUNIT_LIB) $$(LDLIBS)
+
+$(BUILD)/$(2)/bin/$(call lab_name,$(1)): $(BUILD)/obj/labs/$(1)/$(call lab_name,$(1))_main.o \
+        $(BUILD)/$(2)/obj/$(1).o $(BASELINES_OBJ) $(KIT_LIB)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS_$(1)) -o $$@ $$^ $$(LDLIBS)
+endef
+
+define LAB_RULES
+$(BUILD)/obj/labs/$(1)/%.o: CFLAGS += -Ilabs/$(1)
+$(call VARIANT_RULES,$(1),solution)
+$(call VARIANT_RULES,$(1),student)
+endef
+$(foreach l,$(LABS_ALL),$(eval $(call LAB_RULES,$(l))))
+
+lab_targets = $(foreach v,solution student,$(BUILD)/$(v)/test_$(call lab_id,$(1)) \
+                $(BUILD)/$(v)/bin/$(call lab_name,$(1)))
+SKELETON_PAIRS := $(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu)
+
+all: $(TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l)))
+
+# ---- skeletons ---------------------------------------------------------------------------------
+skeletons: $(BUILD)/tools/skeleton
+	@for p in $(SKELETON_PAIRS); do \
+	  $(BUILD)/tools/skeleton solutions/$$p > labs/$$p.tmp && mv labs/$$p.tmp labs/$$p \
+	    && echo "wrote labs/$$p" || { rm -f labs/$$p.tmp; exit 2; }; done
+
+check-skeletons: $(BUILD)/tools/skeleton
+	@mkdir -p $(BUILD)/skeletons
+	@status=0; for p in $(SKELETON_PAIRS); do \
+	  out=$(BUILD)/skeletons/$$(echo $$p | tr / _); \
+	  $(BUILD)/tools/skeleton solutions/$$p > $$out || exit 2; \
+	  if cmp -s $$out labs/$$p; then echo "skeleton labs/$$p: up to date"; \
+	  else echo "skeleton labs/$$p differs from what solutions/$$p gives: run 'make skeletons'"; \
+	       diff -u labs/$$p $$out | head -20; status=1; fi; done; exit $$status
+
+# ---- the two commands --------------------------------------------------------------------------
+grade:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@bash grading/grade --build $(BUILD) $(if $(LAB),--lab $(LAB)) labs
+
+check-host: all
+	$(BUILD)/test_common
+
+check-gpu: all
+	@bash tests/check_gpu.sh $(BUILD) $(LABS)
+
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-host
+	@$(MAKE) --no-print-directory check-skeletons
+	@$(MAKE) --no-print-directory docs
+	@$(MAKE) --no-print-directory check-gpu
+
+gpu-check: all
+	@bash tools/gpu_check.sh $(BUILD) $(LABS)
+
+-include docs/docs.mk
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

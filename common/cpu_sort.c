@@ -1,0 +1,176 @@
+/* CPU reference sorts; see cpu_sort.h. */
+#include "cpu_sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyflip.h"
+
+/* ---- merge sort ------------------------------------------------------------------------ */
+
+/* Keys are handled as 32-bit words; `rank` maps a word to its place in the order. */
+typedef uint32_t (*rank_fn)(uint32_t bits);
+
+static uint32_t rank_u32(uint32_t bits)
+{
+    return bits;
+}
+static uint32_t rank_i32(uint32_t bits)
+{
+    return kit_flip_i32((int32_t)bits);
+}
+static uint32_t rank_f32(uint32_t bits)
+{
+    return kit_flip_f32(kit_bits_float(bits));
+}
+
+/* Bottom-up merge sort, ping-ponging between the keys and a scratch buffer. Taking from the
+ * left run on ties is what makes it stable. Values (optional) move with their keys. */
+static int merge_sort_words(uint32_t *keys, uint32_t *values, size_t n, rank_fn rank)
+{
+    if (n < 2) {
+        return 0;
+    }
+    uint32_t *tmp_keys = malloc(n * sizeof *tmp_keys);
+    uint32_t *tmp_values = values ? malloc(n * sizeof *tmp_values) : NULL;
+    if (!tmp_keys || (values && !tmp_values)) {
+        free(tmp_keys);
+        free(tmp_values);
+        return -1;
+    }
+    uint32_t *src_k = keys, *dst_k = tmp_keys, *src_v = values, *dst_v = tmp_values;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, out = lo;
+            while (i < mid || j < hi) {
+                int take_left = j >= hi || (i < mid && rank(src_k[i]) <= rank(src_k[j]));
+                size_t from = take_left ? i++ : j++;
+                dst_k[out] = src_k[from];
+                if (values) {
+                    dst_v[out] = src_v[from];
+                }
+                out++;
+            }
+        }
+        uint32_t *t = src_k;
+        src_k = dst_k;
+        dst_k = t;
+        t = src_v;
+        src_v = dst_v;
+        dst_v = t;
+    }
+    if (src_k != keys) {
+        memcpy(keys, src_k, n * sizeof *keys);
+        if (values) {
+            memcpy(values, src_v, n * sizeof *values);
+        }
+    }
+    free(tmp_keys);
+    free(tmp_values);
+    return 0;
+}
+
+int kit_cpu_merge_sort_u32(uint32_t *keys, size_t n)
+{
+    return merge_sort_words(keys, NULL, n, rank_u32);
+}
+int kit_cpu_merge_sort_i32(int32_t *keys, size_t n)
+{
+    return merge_sort_words((uint32_t *)keys, NULL, n, rank_i32);
+}
+int kit_cpu_merge_sort_f32(float *keys, size_t n)
+{
+    return merge_sort_words((uint32_t *)keys, NULL, n, rank_f32);
+}
+int kit_cpu_merge_sort_pairs_u32(uint32_t *keys, uint32_t *values, size_t n)
+{
+    return merge_sort_words(keys, values, n, rank_u32);
+}
+
+/* ---- LSD radix sort with byte counters ------------------------------------------------- */
+
+typedef enum { LAST_PASS_UNSIGNED, LAST_PASS_SIGNED, LAST_PASS_FLOAT } last_pass_kind;
+
+/* One counting-sort pass on byte `shift/8`. For the last pass of signed and float keys the
+ * buckets are visited in a different order (negatives first); for floats the negative
+ * buckets are also filled back to front, reversing their order. */
+static void radix_pass(const uint32_t *src, uint32_t *dst, size_t n, const size_t count[256],
+                       unsigned shift, last_pass_kind kind)
+{
+    size_t start[256], end[256];
+    size_t offset = 0;
+    for (int step = 0; step < 256; step++) {
+        int bucket;
+        if (kind == LAST_PASS_UNSIGNED) {
+            bucket = step;
+        } else if (kind == LAST_PASS_SIGNED) {
+            bucket = (step + 128) & 0xFF; /* 0x80..0xFF (negative) first, then 0x00..0x7F */
+        } else {
+            bucket = step < 128 ? 255 - step : step - 128; /* 0xFF..0x80, then 0x00..0x7F */
+        }
+        start[bucket] = offset;
+        offset += count[bucket];
+        end[bucket] = offset;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned bucket = (src[i] >> shift) & 0xFF;
+        if (kind == LAST_PASS_FLOAT && bucket >= 128) {
+            dst[--end[bucket]] = src[i]; /* negative floats: back to front */
+        } else {
+            dst[start[bucket]++] = src[i];
+        }
+    }
+}
+
+static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
+{
+    if (n < 2) {
+        return 0;
+    }
+    uint32_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) {
+        return -1;
+    }
+    /* All four byte histograms in one read of the data. */
+    size_t count[4][256];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++) {
+        for (int b = 0; b < 4; b++) {
+            count[b][(keys[i] >> (8 * b)) & 0xFF]++;
+        }
+    }
+    uint32_t *src = keys, *dst = tmp;
+    for (int b = 0; b < 4; b++) {
+        int constant = count[b][(keys[0] >> (8 * b)) & 0xFF] == n;
+        /* A constant byte leaves the order as it is, even for the signed and float passes,
+         * except a float pass over negatives, which must still reverse them. */
+        int must_reverse = b == 3 && last == LAST_PASS_FLOAT && (keys[0] & 0x80000000u);
+        if (constant && !must_reverse) {
+            continue;
+        }
+        radix_pass(src, dst, n, count[b], 8 * b, b == 3 ? last : LAST_PASS_UNSIGNED);
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys) {
+        memcpy(keys, src, n * sizeof *keys);
+    }
+    free(tmp);
+    return 0;
+}
+
+int kit_cpu_radix_sort_u32(uint32_t *keys, size_t n)
+{
+    return radix_sort_words(keys, n, LAST_PASS_UNSIGNED);
+}
+int kit_cpu_radix_sort_i32(int32_t *keys, size_t n)
+{
+    return radix_sort_words((uint32_t *)keys, n, LAST_PASS_SIGNED);
+}
+int kit_cpu_radix_sort_f32(float *keys, size_t n)
+{
+    return radix_sort_words((uint32_t *)keys, n, LAST_PASS_FLOAT);
+}

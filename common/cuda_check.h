@@ -1,0 +1,55 @@
+/**
+ * @file cuda_check.h
+ * @brief Checking every CUDA call: file, line and CUDA's own message.
+ *
+ * Two flavours, because the kit has two kinds of callers:
+ * - `CUDA_CHECK(call)` is for programs (drivers, tests' setup): on error it prints
+ *   `file:line: call failed: message` and exits with ::KIT_EXIT_CUDA.
+ * - `CUDA_TRY(call)` is for the labs' API functions, which return a `cudaError_t`: on error
+ *   it prints the same line and returns the error to the caller, so a test can report it
+ *   and a driver can decide what to do.
+ *
+ * A kernel launch reports nothing by itself: follow every launch with
+ * `CUDA_TRY(cudaGetLastError())`.
+ */
+#ifndef KIT_CUDA_CHECK_H
+#define KIT_CUDA_CHECK_H
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "exit_codes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Prints `file:line: what failed: CUDA's name and message` on stderr. */
+void kit_report_cuda_error(cudaError_t err, const char *what, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
+
+/** Runs @p call; on error prints where and why, then exits with ::KIT_EXIT_CUDA. */
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t kit_err_ = (call);                                                             \
+        if (kit_err_ != cudaSuccess) {                                                             \
+            kit_report_cuda_error(kit_err_, #call, __FILE__, __LINE__);                            \
+            exit(KIT_EXIT_CUDA);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/** Runs @p call; on error prints where and why, then returns the error from the caller. */
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t kit_err_ = (call);                                                             \
+        if (kit_err_ != cudaSuccess) {                                                             \
+            kit_report_cuda_error(kit_err_, #call, __FILE__, __LINE__);                            \
+            return kit_err_;                                                                       \
+        }                                                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,348 @@
+/* The labs' command-line driver; see driver.h. */
+#include "driver.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baselines.h"
+#include "cuda_check.h"
+#include "datagen.h"
+#include "exit_codes.h"
+#include "gpu.h"
+#include "timer.h"
+#include "verify.h"
+
+typedef struct {
+    size_t n;
+    kit_dist dist;
+    uint64_t seed;
+    int reps;
+    int check, trace, bench;
+    const kit_driver_algo *algo;
+} options;
+
+int kit_parse_count(const char *text, size_t *value)
+{
+    char *end = NULL;
+    if (!isdigit((unsigned char)text[0])) {
+        return -1; /* rejects "-5", "+5", " 5", "" */
+    }
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0) {
+        return -1;
+    }
+    if (end[0] == '^' && v == 2) {
+        const char *exp_text = end + 1;
+        if (!isdigit((unsigned char)exp_text[0])) {
+            return -1;
+        }
+        unsigned long long k = strtoull(exp_text, &end, 10);
+        if (errno != 0 || k >= 8 * sizeof(size_t)) {
+            return -1;
+        }
+        v = 1ull << k;
+    }
+    if (*end != '\0') {
+        return -1;
+    }
+    *value = (size_t)v;
+    return 0;
+}
+
+static void usage(const kit_lab_driver *lab, FILE *out)
+{
+    fprintf(out, "%s: %s\n", lab->name, lab->title);
+    fprintf(out,
+            "usage: %s [-n N] [--dist NAME] [--seed S] [--reps R] [--algo NAME] [--check]\n"
+            "       [--trace] [--bench] [--help]\n"
+            "  -n N         number of keys, decimal or 2^K (default %zu)\n"
+            "  --dist NAME  input:",
+            lab->name, lab->default_n);
+    for (int d = 0; d < KIT_DIST_COUNT; d++) {
+        fprintf(out, " %s", kit_dist_name((kit_dist)d));
+    }
+    fprintf(out, " (default uniform)\n"
+                 "  --seed S     generator seed (default 1)\n"
+                 "  --reps R     timed runs after one warm-up; the median is shown (default 5)\n"
+                 "  --algo NAME  which sort:");
+    for (int a = 0; a < KIT_DRIVER_MAX_ALGOS && lab->algos[a].name; a++) {
+        fprintf(out, " %s", lab->algos[a].name);
+        if (lab->algos[a].max_n) {
+            fprintf(out, " (n <= %zu)", lab->algos[a].max_n);
+        }
+    }
+    fprintf(out,
+            " (default %s)\n"
+            "  --check      verify the result against a snapshot of the input\n"
+            "  --trace      print the array after every step (n <= %zu)\n"
+            "  --bench      keys/s at several n beside CUB's radix sort and std::sort\n"
+            "exit codes: 0 ok, 1 wrong result, 2 bad arguments, 3 no GPU, 4 CUDA error\n",
+            lab->algos[0].name, lab->trace_max_n);
+}
+
+static int bad_usage(const kit_lab_driver *lab, const char *what, const char *value)
+{
+    fprintf(stderr, "%s: %s '%s' (see --help)\n", lab->name, what, value);
+    return KIT_EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, const kit_lab_driver *lab, options *opt)
+{
+    opt->n = lab->default_n;
+    opt->dist = KIT_DIST_UNIFORM;
+    opt->seed = 1;
+    opt->reps = 5;
+    opt->algo = &lab->algos[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes_value = strcmp(arg, "-n") == 0 || strcmp(arg, "--dist") == 0 ||
+                          strcmp(arg, "--seed") == 0 || strcmp(arg, "--reps") == 0 ||
+                          strcmp(arg, "--algo") == 0;
+        if (takes_value && !value) {
+            return bad_usage(lab, "missing value after", arg);
+        }
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(lab, stdout);
+            exit(KIT_EXIT_OK);
+        } else if (strcmp(arg, "-n") == 0) {
+            if (kit_parse_count(value, &opt->n) != 0) {
+                return bad_usage(lab, "-n wants a count of keys (like 1000 or 2^20), not", value);
+            }
+        } else if (strcmp(arg, "--dist") == 0) {
+            if (kit_dist_parse(value, &opt->dist) != 0) {
+                return bad_usage(lab, "unknown distribution", value);
+            }
+        } else if (strcmp(arg, "--seed") == 0) {
+            size_t seed;
+            if (kit_parse_count(value, &seed) != 0) {
+                return bad_usage(lab, "--seed wants a non-negative number, not", value);
+            }
+            opt->seed = seed;
+        } else if (strcmp(arg, "--reps") == 0) {
+            size_t reps;
+            if (kit_parse_count(value, &reps) != 0 || reps < 1 || reps > 1000) {
+                return bad_usage(lab, "--reps wants a number from 1 to 1000, not", value);
+            }
+            opt->reps = (int)reps;
+        } else if (strcmp(arg, "--algo") == 0) {
+            opt->algo = NULL;
+            for (int a = 0; a < KIT_DRIVER_MAX_ALGOS && lab->algos[a].name; a++) {
+                if (strcmp(lab->algos[a].name, value) == 0) {
+                    opt->algo = &lab->algos[a];
+                }
+            }
+            if (!opt->algo) {
+                return bad_usage(lab, "unknown --algo", value);
+            }
+        } else if (strcmp(arg, "--check") == 0) {
+            opt->check = 1;
+            continue;
+        } else if (strcmp(arg, "--trace") == 0) {
+            opt->trace = 1;
+            continue;
+        } else if (strcmp(arg, "--bench") == 0) {
+            opt->bench = 1;
+            continue;
+        } else {
+            return bad_usage(lab, "unknown option", arg);
+        }
+        i++; /* the option's value */
+    }
+    if (opt->algo->max_n && opt->n > opt->algo->max_n) {
+        fprintf(stderr, "%s: --algo %s sorts at most %zu keys; -n %zu is too large\n", lab->name,
+                opt->algo->name, opt->algo->max_n, opt->n);
+        return KIT_EXIT_USAGE;
+    }
+    if (opt->trace && (!lab->trace || opt->n > lab->trace_max_n)) {
+        fprintf(stderr, "%s: --trace needs n <= %zu (got %zu)\n", lab->name, lab->trace_max_n,
+                opt->n);
+        return KIT_EXIT_USAGE;
+    }
+    return KIT_EXIT_OK;
+}
+
+/* An error from the lab's own code: say which TODO when it is the skeleton's stub. */
+static int lab_error(const kit_lab_driver *lab, const kit_driver_algo *algo, cudaError_t err)
+{
+    if (err == cudaErrorNotSupported) {
+        fprintf(stderr,
+                "%s: the %s sort returned cudaErrorNotSupported: TODO %s is not written yet\n",
+                lab->name, algo->name, algo->todo);
+    } else {
+        fprintf(stderr, "%s: the %s sort failed: %s (%s)\n", lab->name, algo->name,
+                cudaGetErrorName(err), cudaGetErrorString(err));
+    }
+    return KIT_EXIT_CUDA;
+}
+
+/* Needs `buffers` device arrays of n keys: refuse politely when the GPU has less free. */
+static int fits_on_gpu(const kit_lab_driver *lab, size_t n, int buffers)
+{
+    size_t free_bytes = kit_gpu_free_bytes();
+    if (n > SIZE_MAX / sizeof(unsigned int) / (size_t)buffers ||
+        n * sizeof(unsigned int) * buffers > free_bytes) {
+        fprintf(stderr, "%s: n = %zu is too large: it needs %d x %zu bytes, the GPU has %zu free\n",
+                lab->name, n, buffers, n * sizeof(unsigned int), free_bytes);
+        return 0;
+    }
+    return 1;
+}
+
+/* Times the lab's sort: a fresh copy of the input before each run, outside the timing. */
+static cudaError_t time_lab_sort(const kit_driver_algo *algo, const unsigned int *d_input,
+                                 unsigned int *d_work, size_t n, int reps, double *ms)
+{
+    kit_gpu_timer timer;
+    CUDA_TRY(kit_gpu_timer_create(&timer));
+    double *times = malloc((size_t)reps * sizeof *times);
+    cudaError_t err = cudaSuccess;
+    for (int r = -1; r < reps && err == cudaSuccess; r++) {
+        float t = 0;
+        err = cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice);
+        if (err == cudaSuccess) {
+            err = kit_gpu_timer_start(&timer);
+        }
+        if (err == cudaSuccess) {
+            err = algo->sort(d_work, n);
+        }
+        if (err == cudaSuccess) {
+            err = kit_gpu_timer_stop(&timer, &t);
+        }
+        if (r >= 0) {
+            times[r] = t;
+        }
+    }
+    *ms = kit_median(times, (size_t)reps);
+    free(times);
+    kit_gpu_timer_destroy(&timer);
+    return err;
+}
+
+static int run_bench(const kit_lab_driver *lab, const options *opt)
+{
+    printf("%s --bench --algo %s: uniform keys, median of %d runs; GPU times exclude transfers\n",
+           lab->name, opt->algo->name, opt->reps);
+    printf("%10s %12s %12s %14s %14s %10s %10s\n", "n", "lab ms", "lab Mkeys/s", "CUB radix Mk/s",
+           "std::sort Mk/s", "lab/CUB", "lab/CPU");
+    for (const size_t *size = lab->bench_sizes; *size; size++) {
+        size_t n = *size;
+        if (opt->algo->max_n && n > opt->algo->max_n) {
+            continue;
+        }
+        if (!fits_on_gpu(lab, n, 2)) {
+            return KIT_EXIT_USAGE;
+        }
+        unsigned int *keys = malloc(n * sizeof *keys);
+        if (!keys) {
+            fprintf(stderr, "%s: out of host memory for n = %zu\n", lab->name, n);
+            return KIT_EXIT_USAGE;
+        }
+        kit_generate_u32(keys, n, KIT_DIST_UNIFORM, opt->seed);
+        unsigned int *d_input = NULL, *d_work = NULL;
+        CUDA_CHECK(cudaMalloc((void **)&d_input, n * sizeof *keys));
+        CUDA_CHECK(cudaMalloc((void **)&d_work, n * sizeof *keys));
+        CUDA_CHECK(cudaMemcpy(d_input, keys, n * sizeof *keys, cudaMemcpyHostToDevice));
+        double lab_ms = 0, cub_ms = 0, cpu_ms = 0;
+        cudaError_t err = time_lab_sort(opt->algo, d_input, d_work, n, opt->reps, &lab_ms);
+        if (err != cudaSuccess) {
+            return lab_error(lab, opt->algo, err);
+        }
+        CUDA_CHECK(kit_baseline_cub_radix_ms(d_input, n, opt->reps, &cub_ms));
+        kit_baseline_std_sort_ms(keys, n, opt->reps < 3 ? opt->reps : 3, &cpu_ms);
+        printf("%10zu %12.3f %12.1f %14.1f %14.1f %9.2fx %9.2fx\n", n, lab_ms,
+               n / (lab_ms * 1e3), n / (cub_ms * 1e3), n / (cpu_ms * 1e3), lab_ms / cub_ms,
+               lab_ms / cpu_ms);
+        fflush(stdout);
+        CUDA_CHECK(cudaFree(d_input));
+        CUDA_CHECK(cudaFree(d_work));
+        free(keys);
+    }
+    printf("(lab/CUB and lab/CPU are time ratios: below 1 means the lab is faster)\n");
+    return KIT_EXIT_OK;
+}
+
+int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
+{
+    options opt;
+    memset(&opt, 0, sizeof opt);
+    int status = parse_options(argc, argv, lab, &opt);
+    if (status != KIT_EXIT_OK) {
+        return status;
+    }
+    char reason[256];
+    if (kit_gpu_probe(reason, sizeof reason) != KIT_GPU_READY) {
+        fprintf(stderr, "%s: needs an NVIDIA GPU: %s\n", lab->name, reason);
+        return KIT_EXIT_NO_GPU;
+    }
+    if (opt.bench) {
+        return run_bench(lab, &opt);
+    }
+    size_t n = opt.n;
+    if (!fits_on_gpu(lab, n, 2)) {
+        return KIT_EXIT_USAGE;
+    }
+    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    unsigned int *snapshot = malloc(bytes), *result = malloc(bytes);
+    if (!snapshot || !result) {
+        fprintf(stderr, "%s: n = %zu is too large for the host's memory\n", lab->name, n);
+        return KIT_EXIT_USAGE;
+    }
+    kit_generate_u32(snapshot, n, opt.dist, opt.seed);
+    printf("%s: n=%zu dist=%s seed=%llu algo=%s on %s\n", lab->name, n,
+           kit_dist_name(opt.dist), (unsigned long long)opt.seed, opt.algo->name, reason);
+
+    unsigned int *d_input = NULL, *d_work = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_input, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&d_work, bytes));
+    kit_gpu_timer timer;
+    CUDA_CHECK(kit_gpu_timer_create(&timer));
+    float h2d_ms = 0, d2h_ms = 0;
+    CUDA_CHECK(kit_gpu_timer_start(&timer));
+    CUDA_CHECK(cudaMemcpy(d_input, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice));
+    CUDA_CHECK(kit_gpu_timer_stop(&timer, &h2d_ms));
+
+    if (opt.trace) {
+        memcpy(result, snapshot, n * sizeof *result);
+        CUDA_CHECK(cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice));
+        cudaError_t err = lab->trace(d_work, result, n, stdout);
+        if (err != cudaSuccess) {
+            return lab_error(lab, opt.algo, err);
+        }
+    } else {
+        double ms = 0;
+        cudaError_t err = time_lab_sort(opt.algo, d_input, d_work, n, opt.reps, &ms);
+        if (err != cudaSuccess) {
+            return lab_error(lab, opt.algo, err);
+        }
+        printf("  sort: %.3f ms (median of %d), %.1f Mkeys/s\n", ms, opt.reps,
+               ms > 0 ? n / (ms * 1e3) : 0.0);
+    }
+    CUDA_CHECK(kit_gpu_timer_start(&timer));
+    CUDA_CHECK(cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(kit_gpu_timer_stop(&timer, &d2h_ms));
+    printf("  transfers (not in the sort time): to GPU %.3f ms, back %.3f ms\n", h2d_ms, d2h_ms);
+
+    status = KIT_EXIT_OK;
+    if (opt.check) {
+        kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
+        if (v.status == KIT_VERIFY_OK) {
+            printf("  check: OK (sorted, same keys)\n");
+        } else {
+            printf("  check: WRONG: %s\n", v.message);
+            status = KIT_EXIT_WRONG;
+        }
+    } else {
+        printf("  check: not asked (add --check)\n");
+    }
+    kit_gpu_timer_destroy(&timer);
+    CUDA_CHECK(cudaFree(d_input));
+    CUDA_CHECK(cudaFree(d_work));
+    free(snapshot);
+    free(result);
+    return status;
+}

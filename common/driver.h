@@ -1,0 +1,66 @@
+/**
+ * @file driver.h
+ * @brief The labs' command-line driver: generate, sort on the GPU, time, check, trace, bench.
+ *
+ * Each lab's `NAME_main.c` describes its sorts in a ::kit_lab_driver and calls
+ * kit_driver_main(). Options (also printed by `--help`):
+ *
+ * | option | meaning |
+ * |---|---|
+ * | `-n N` | number of keys (decimal or `2^K`) |
+ * | `--dist NAME` | input distribution (datagen.h names) |
+ * | `--seed S` | generator seed |
+ * | `--reps R` | timed repetitions after one warm-up; the median is printed |
+ * | `--algo NAME` | which of the lab's sorts runs |
+ * | `--check` | verify the result against the input snapshot |
+ * | `--trace` | small n only: print the array after every step |
+ * | `--bench` | keys/s at several n beside CUB and one CPU core's std::sort |
+ *
+ * Exit codes: exit_codes.h (0 ok, 1 wrong result, 2 bad arguments or n too large for the
+ * GPU's memory, 3 no GPU, 4 CUDA error, including a TODO not written yet).
+ */
+#ifndef KIT_DRIVER_H
+#define KIT_DRIVER_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most sorts one lab offers to the driver. */
+#define KIT_DRIVER_MAX_ALGOS 4
+
+/** One way the lab sorts. */
+typedef struct {
+    const char *name;                                    /**< `--algo` name */
+    cudaError_t (*sort)(unsigned int *d_keys, size_t n); /**< sorts in place on the device */
+    size_t max_n;                                        /**< largest n it takes; 0: any */
+    const char *todo;                                    /**< the TODO that writes it, "1.2" */
+} kit_driver_algo;
+
+/** What a lab tells the driver. */
+typedef struct {
+    const char *name;                         /**< program name, e.g. "oddeven" */
+    const char *title;                        /**< one line for --help */
+    kit_driver_algo algos[KIT_DRIVER_MAX_ALGOS]; /**< the first is the default */
+    size_t default_n;                         /**< -n when not given */
+    /** Runs the sort step by step, printing the host copy @p keys after every step. */
+    cudaError_t (*trace)(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out);
+    size_t trace_max_n;                       /**< largest n --trace accepts */
+    const size_t *bench_sizes;                /**< --bench sizes, ending with 0 */
+} kit_lab_driver;
+
+/** Parses the command line, runs, prints, and returns the exit code. */
+int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab);
+
+/** Parses "123" or "2^K" into @p value; returns 0, or -1 if it is not a count. */
+int kit_parse_count(const char *text, size_t *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

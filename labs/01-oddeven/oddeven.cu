@@ -1,0 +1,91 @@
+/**
+ * @file oddeven.cu
+ * @brief Lab 01: odd-even transposition sort. Your file: fill in the TODOs.
+ *
+ * Read labs/01-oddeven/README.md first. Each TODO is tested on its own:
+ * `build/student/test_01_oddeven -s phase` runs the tests of TODO 1.1, and so on.
+ */
+#include <cooperative_groups.h>
+
+#include "cuda_check.h"
+#include "oddeven.h"
+
+/** Threads per block of the global-memory kernels. */
+#define THREADS_PER_BLOCK 256
+
+/** Puts *a and *b in ascending order. */
+__device__ void compare_exchange(unsigned int *a, unsigned int *b)
+{
+    /* TODO 1.1: swap the two keys when they are out of order */
+}
+
+/**
+ * One phase over global memory. Thread `i` of the grid (over all blocks) owns pair `i` of
+ * the phase: keys oddeven_pair_left(i, phase) and the one after it. Threads whose pair runs
+ * past the end do nothing.
+ */
+__global__ void oddeven_phase_kernel(unsigned int *keys, size_t n, unsigned phase)
+{
+    /* TODO 1.1: find this thread's pair and compare-exchange it */
+}
+
+/**
+ * Sorts array `blockIdx.x` of a batch in shared memory. Array b starts at keys + b * n.
+ * The block's threads first copy it into a `__shared__` tile of ::ODDEVEN_BLOCK_MAX_N keys
+ * (thread t copies keys t, t + blockDim.x, ...), then run all n phases, thread t owning
+ * pair t, with a barrier after each phase, then copy the tile back.
+ */
+__global__ void oddeven_block_kernel(unsigned int *keys, size_t n)
+{
+    /* TODO 1.3: load the array into shared memory, run n phases, store it back */
+}
+
+/**
+ * All n phases in one launch. The grid is no larger than what fits on the GPU at once, so
+ * each thread walks over pairs with a stride of the grid's size; a grid-wide barrier ends
+ * each phase.
+ */
+__global__ void oddeven_cooperative_kernel(unsigned int *keys, size_t n)
+{
+    /* TODO 1.4: grid-stride over the pairs of each phase, grid.sync() between */
+}
+
+extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned phase)
+{
+    /* TODO 1.1: launch one thread per pair of the phase */
+    (void)d_keys;
+    (void)n;
+    (void)phase;
+    return cudaErrorNotSupported;
+}
+
+extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
+{
+    /* TODO 1.2: run phases 0 .. n-1, stopping at the first error */
+    (void)d_keys;
+    (void)n;
+    return cudaErrorNotSupported;
+}
+
+extern "C" cudaError_t oddeven_sort_block_batch(unsigned int *d_keys, size_t n, size_t count)
+{
+    if (n > ODDEVEN_BLOCK_MAX_N) {
+        return cudaErrorInvalidValue;
+    }
+    if (n < 2 || count == 0) {
+        return cudaSuccess;
+    }
+    /* TODO 1.3: one block per array, one thread per pair (a whole warp at least) */
+    (void)d_keys;
+    return cudaErrorNotSupported;
+}
+
+extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
+{
+    if (n < 2) {
+        return cudaSuccess;
+    }
+    /* TODO 1.4: size the grid to what is co-resident, then launch cooperatively */
+    (void)d_keys;
+    return cudaErrorNotSupported;
+}

@@ -1,0 +1,278 @@
+/* The kit's CUnit test runner; see runner.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include <CUnit/TestRun.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_codes.h"
+#include "gpu.h"
+#include "timer.h"
+
+#define MAX_SUITES 64
+
+/* Which suites need a GPU: CUnit has no field for it. */
+static CU_pSuite gpu_suites[MAX_SUITES];
+static int gpu_suite_count;
+
+/* Results, counted by the run handlers (CUnit's own counts miss skipped suites). */
+static unsigned passed, failed, skipped;
+static double test_started_ms;
+static FILE *junit;
+
+static int is_gpu_suite(CU_pSuite suite)
+{
+    for (int i = 0; i < gpu_suite_count; i++) {
+        if (gpu_suites[i] == suite) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+CU_pSuite kit_add_suite(const char *name, int needs_gpu)
+{
+    CU_pSuite suite = CU_add_suite(name, NULL, NULL);
+    if (!suite || (needs_gpu && gpu_suite_count == MAX_SUITES)) {
+        fprintf(stderr, "runner: cannot add suite %s: %s\n", name, CU_get_error_msg());
+        exit(KIT_EXIT_USAGE);
+    }
+    if (needs_gpu) {
+        gpu_suites[gpu_suite_count++] = suite;
+    }
+    return suite;
+}
+
+void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test)
+{
+    if (!CU_add_test(suite, name, test)) {
+        fprintf(stderr, "runner: cannot add test %s/%s: %s\n", suite->pName, name,
+                CU_get_error_msg());
+        exit(KIT_EXIT_USAGE);
+    }
+}
+
+void kit_fail_at(const char *file, int line, const char *format, ...)
+{
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    /* CUnit copies the condition text into its failure record. */
+    CU_assertImplementation(CU_FALSE, (unsigned)line, message, file, "", CU_FALSE);
+}
+
+/* ---- JUnit XML, written from the run handlers (CUnit 2.1-3's own writer is broken) ----- */
+
+static void xml_escaped(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        switch (*text) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*text, out);
+        }
+    }
+}
+
+/* ---- run handlers ----------------------------------------------------------------------- */
+
+static void on_test_start(const CU_pTest test, const CU_pSuite suite)
+{
+    (void)test;
+    (void)suite;
+    test_started_ms = kit_host_ms();
+}
+
+static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
+                             const CU_pFailureRecord failures)
+{
+    double ms = kit_host_ms() - test_started_ms;
+    printf("%s %s/%s (%.0f ms)\n", failures ? "FAIL" : "PASS", suite->pName, test->pName, ms);
+    for (CU_pFailureRecord f = failures; f; f = f->pNext) {
+        printf("    %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
+               f->strCondition ? f->strCondition : "");
+    }
+    fflush(stdout);
+    if (failures) {
+        failed++;
+    } else {
+        passed++;
+    }
+    if (junit) {
+        fprintf(junit, "  <testcase classname=\"");
+        xml_escaped(junit, suite->pName);
+        fprintf(junit, "\" name=\"");
+        xml_escaped(junit, test->pName);
+        fprintf(junit, "\" time=\"%.3f\">", ms / 1e3);
+        if (failures) {
+            fprintf(junit, "<failure message=\"");
+            xml_escaped(junit, failures->strCondition ? failures->strCondition : "");
+            fprintf(junit, "\"/>");
+        }
+        fprintf(junit, "</testcase>\n");
+    }
+}
+
+static void on_suite_init_failure(const CU_pSuite suite)
+{
+    printf("FAIL %s: suite setup failed\n", suite->pName);
+    failed++;
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static void usage(const char *program, FILE *out)
+{
+    fprintf(out,
+            "usage: %s [-l] [-s SUITE] [-t SUITE/TEST] [-x FILE] [-h]\n"
+            "  -l             list the suites and tests, one SUITE/TEST a line (GPU suites "
+            "marked)\n"
+            "  -s SUITE       run only this suite\n"
+            "  -t SUITE/TEST  run only this test\n"
+            "  -x FILE        also write the results as JUnit XML to FILE\n"
+            "  -h             this help\n"
+            "Without a usable GPU, GPU suites print 'SKIPPED <suite>: <reason>'.\n"
+            "Last line: 'N passed, N failed, N skipped'. Exit code: 0 nothing failed, 1 a test\n"
+            "failed, 2 bad options or unknown suite/test.\n",
+            program);
+}
+
+static void list_tests(void)
+{
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            printf("%s/%s%s\n", s->pName, t->pName, is_gpu_suite(s) ? " [gpu]" : "");
+        }
+    }
+}
+
+static int count_active_tests(CU_pSuite suite)
+{
+    int count = 0;
+    for (CU_pTest t = suite->pTest; t; t = t->pNext) {
+        count++;
+    }
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only_suite = NULL, *only_test = NULL, *xml_path = NULL;
+    int list = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int has_value = i + 1 < argc;
+        if (strcmp(arg, "-l") == 0) {
+            list = 1;
+        } else if (strcmp(arg, "-s") == 0 && has_value) {
+            only_suite = argv[++i];
+        } else if (strcmp(arg, "-t") == 0 && has_value) {
+            only_test = argv[++i];
+        } else if (strcmp(arg, "-x") == 0 && has_value) {
+            xml_path = argv[++i];
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(argv[0], stdout);
+            return KIT_EXIT_OK;
+        } else {
+            fprintf(stderr, "%s: bad option '%s'\n", argv[0], arg);
+            usage(argv[0], stderr);
+            return KIT_EXIT_USAGE;
+        }
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS) {
+        fprintf(stderr, "runner: CUnit: %s\n", CU_get_error_msg());
+        return KIT_EXIT_USAGE;
+    }
+    kit_register_suites();
+    if (list) {
+        list_tests();
+        CU_cleanup_registry();
+        return KIT_EXIT_OK;
+    }
+
+    /* What to run. */
+    CU_pSuite suite = NULL;
+    CU_pTest test = NULL;
+    char suite_name[256];
+    if (only_test) {
+        const char *slash = strchr(only_test, '/');
+        size_t len = slash ? (size_t)(slash - only_test) : 0;
+        if (!slash || len >= sizeof suite_name) {
+            fprintf(stderr, "%s: -t wants SUITE/TEST, got '%s'\n", argv[0], only_test);
+            return KIT_EXIT_USAGE;
+        }
+        memcpy(suite_name, only_test, len);
+        suite_name[len] = '\0';
+        only_suite = suite_name;
+    }
+    if (only_suite) {
+        suite = CU_get_suite(only_suite);
+        if (!suite) {
+            fprintf(stderr, "%s: no suite '%s' (see -l)\n", argv[0], only_suite);
+            return KIT_EXIT_USAGE;
+        }
+    }
+    if (only_test) {
+        test = CU_get_test(suite, strchr(only_test, '/') + 1);
+        if (!test) {
+            fprintf(stderr, "%s: no test '%s' (see -l)\n", argv[0], only_test);
+            return KIT_EXIT_USAGE;
+        }
+    }
+
+    /* GPU suites on a machine without a usable GPU: inactive, and said so. */
+    char reason[256];
+    int gpu_ready = 1;
+    if (gpu_suite_count > 0) {
+        gpu_ready = kit_gpu_probe(reason, sizeof reason) == KIT_GPU_READY;
+        if (gpu_ready) {
+            printf("GPU: %s\n", reason);
+        }
+    }
+    CU_set_fail_on_inactive(CU_FALSE);
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
+        int wanted = !suite || s == suite;
+        if (wanted && is_gpu_suite(s) && !gpu_ready) {
+            CU_set_suite_active(s, CU_FALSE);
+            printf("SKIPPED %s: %s\n", s->pName, reason);
+            skipped += test ? 1 : count_active_tests(s);
+        }
+    }
+
+    if (xml_path) {
+        junit = fopen(xml_path, "w");
+        if (!junit) {
+            perror(xml_path);
+            return KIT_EXIT_USAGE;
+        }
+        fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"%s\">\n",
+                argv[0]);
+    }
+    CU_set_test_start_handler(on_test_start);
+    CU_set_test_complete_handler(on_test_complete);
+    CU_set_suite_init_failure_handler(on_suite_init_failure);
+    if (test) {
+        CU_run_test(suite, test);
+    } else if (suite) {
+        CU_run_suite(suite);
+    } else {
+        CU_run_all_tests();
+    }
+    /* Read CUnit's own count too, before the registry goes: a failure our handlers did not
+     * see (a suite's setup, say) must still fail the run. */
+    unsigned cunit_failed = CU_get_number_of_tests_failed() + CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    if (junit) {
+        fprintf(junit, "</testsuite>\n");
+        fclose(junit);
+    }
+    printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
+    return (failed || cunit_failed) ? KIT_EXIT_WRONG : KIT_EXIT_OK;
+}

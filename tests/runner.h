@@ -1,0 +1,32 @@
+/**
+ * @file runner.h
+ * @brief The kit's CUnit test runner: what a suite file uses.
+ *
+ * Each test binary is this runner plus one suite file that defines kit_register_suites().
+ * The runner lists tests (`-l`), runs one suite (`-s SUITE`) or one test (`-t SUITE/TEST`),
+ * writes JUnit XML (`-x FILE`), and skips GPU suites, with the reason, on a machine without
+ * a usable GPU. Its last line is `N passed, N failed, N skipped`; its exit code is 0 when
+ * nothing failed, 1 when a test failed, 2 for bad options.
+ */
+#ifndef KIT_RUNNER_H
+#define KIT_RUNNER_H
+
+#include <CUnit/CUnit.h>
+
+/** Defined by each suite file: adds its suites with kit_add_suite() and kit_add_test(). */
+void kit_register_suites(void);
+
+/** Adds a suite; @p needs_gpu suites are skipped (with the reason) when no GPU is usable. */
+CU_pSuite kit_add_suite(const char *name, int needs_gpu);
+
+/** Adds a test to a suite; exits with an error if CUnit cannot (out of memory, duplicate). */
+void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test);
+
+/** Records a failure with a formatted message (printf-style), at the caller's file and line. */
+void kit_fail_at(const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Records a failure with a formatted message: the message is what the student reads. */
+#define KIT_FAIL(...) kit_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make deps: makes sure the tools the kit builds with are here, installing what is missing
+# with apt when run as root, or printing the one command to run otherwise.
+# Needed: nvcc (the CUDA Toolkit, never installed here), CUnit (static library and headers),
+# Doxygen, Graphviz (dot) and MathJax (for formulas in the docs, read offline).
+set -u
+missing=()
+cc=${CC:-gcc}
+[ -f "$($cc -print-file-name=libcunit.a)" ] && [ -f /usr/include/CUnit/CUnit.h ] || missing+=(libcunit1-dev)
+command -v doxygen >/dev/null || missing+=(doxygen)
+command -v dot >/dev/null || missing+=(graphviz)
+[ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
+
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    echo "deps: nvcc not found: install the CUDA Toolkit 12.x or 13.x and put its bin/ on PATH" >&2
+    exit 2
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+    echo "deps: missing ${missing[*]}; install them with:" >&2
+    echo "  sudo apt-get update && sudo $cmd" >&2
+    exit 2
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! { apt-get update -q >/dev/null && $cmd -q >/dev/null; }; then
+    echo "deps: '$cmd' failed" >&2
+    exit 2
+fi
