@@ -213,9 +213,14 @@ static void test_block_zero_one_principle(void)
 
 /* ---- 1.4 cooperative: one launch ---------------------------------------------------------- */
 
-static void test_cooperative_sizes(void)
+static void test_cooperative_small_sizes(void)
 {
-    kit_check_sort_sweep(oddeven_sort_cooperative, "oddeven_sort_cooperative", 0, 65536, 9);
+    kit_check_sort_sweep(oddeven_sort_cooperative, "oddeven_sort_cooperative", 0, 4097, 9);
+}
+
+static void test_cooperative_large_sizes(void)
+{
+    kit_check_sort_sweep(oddeven_sort_cooperative, "oddeven_sort_cooperative", 4098, 65536, 10);
 }
 
 void kit_register_suites(void)
@@ -232,5 +237,6 @@ void kit_register_suites(void)
     kit_add_test(s, "batches", test_block_batches);
     kit_add_test(s, "zero_one_principle", test_block_zero_one_principle);
     s = kit_add_suite("1.4_cooperative", 1);
-    kit_add_test(s, "sizes_up_to_65536", test_cooperative_sizes);
+    kit_add_test(s, "small_and_boundary_sizes", test_cooperative_small_sizes);
+    kit_add_test(s, "large_sizes", test_cooperative_large_sizes);
 }

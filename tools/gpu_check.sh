@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make gpu-check: everything the kit must show on a real GPU, in one go, from prebuilt
+# binaries (no compiler, CUnit or Doxygen needed on the GPU host):
+#   1. the host suites and the GPU suite of common/;
+#   2. every lab's GPU suites: the solution passes, the skeleton fails cleanly;
+#   3. compute-sanitizer memcheck and racecheck on the solution's tests;
+#   4. the grader on the skeleton (expected: 0 points) and on the solution (all points);
+#   5. each lab's benchmark.
+# usage: tools/gpu_check.sh BUILD_DIR LAB...   Logs go to $GPU_CHECK_DIR (default
+# BUILD_DIR/gpu-check); summary.txt there holds one line per step.
+set -u
+build=$1
+shift
+out=${GPU_CHECK_DIR:-$build/gpu-check}
+mkdir -p "$out"
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+run_step() { # name logfile command...
+    local name=$1 log=$2
+    shift 2
+    local start=$SECONDS
+    "$@" >> "$log" 2>&1
+    local rc=$?
+    note "$(printf '%-52s exit %-3s %4ss  %s' "$name" "$rc" "$((SECONDS - start))" \
+        "$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)")"
+    return $rc
+}
+
+if ! "$build/tools/gpu_probe" | tee -a "$summary"; then
+    exit 3
+fi
+note "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+nvidia-smi -L >> "$summary" 2>&1
+
+run_step "host suites + keyflip_device (test_common)" "$out/tests.log" "$build/test_common"
+run_step "GPU suites: solutions pass, skeletons fail" "$out/tests.log" \
+    bash tests/check_gpu.sh "$build" "$@"
+
+sanitize=${COMPUTE_SANITIZER:-compute-sanitizer}
+for lab in "$@"; do
+    id=${lab//-/_}
+    bin=$build/solution/test_$id
+    # Small tests: the sanitizers slow kernels down a hundredfold.
+    for suite in $("$bin" -l | cut -d/ -f1 | sort -u); do
+        for tool in memcheck racecheck; do
+            tests=$("$bin" -l | grep "^$suite/" | grep -v -E 'large|65536' | cut -d' ' -f1)
+            for t in $tests; do
+                run_step "$tool $lab $t" "$out/sanitizer.log" \
+                    timeout -k 5 600 "$sanitize" --tool "$tool" --error-exitcode 99 "$bin" -t "$t"
+            done
+        done
+    done
+done
+
+run_step "grade skeleton (labs/ as shipped)" "$out/grade.log" \
+    bash grading/grade --build "$build" labs
+run_step "grade solution (solution built as the student file)" "$out/grade.log" \
+    bash grading/grade --build "$build" --variant solution labs
+
+for lab in "$@"; do
+    name=${lab#*-}
+    for algo in $("$build/solution/bin/$name" --help | sed -n 's/.*--algo NAME  which sort://p' |
+                  sed 's/([^)]*)//g; s/ (default.*//'); do
+        run_step "bench $name --algo $algo" "$out/bench.log" \
+            "$build/solution/bin/$name" --bench --algo "$algo" --reps 5
+    done
+done
+echo
+cat "$out/bench.log"
+echo
+echo "== summary =="
+cat "$summary"
