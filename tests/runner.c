@@ -18,6 +18,11 @@
 static CU_pSuite gpu_suites[MAX_SUITES];
 static int gpu_suite_count;
 
+/* Which tests are cheap enough for compute-sanitizer. */
+#define MAX_SANITIZED 64
+static CU_pTest sanitized_tests[MAX_SANITIZED];
+static int sanitized_count;
+
 /* Results, counted by the run handlers (CUnit's own counts miss skipped suites). */
 static unsigned passed, failed, skipped;
 static double test_started_ms;
@@ -53,6 +58,24 @@ void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test)
                 CU_get_error_msg());
         exit(KIT_EXIT_USAGE);
     }
+}
+
+void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test)
+{
+    kit_add_test(suite, name, test);
+    if (sanitized_count < MAX_SANITIZED) {
+        sanitized_tests[sanitized_count++] = CU_get_test(suite, name);
+    }
+}
+
+static int is_sanitized(CU_pTest test)
+{
+    for (int i = 0; i < sanitized_count; i++) {
+        if (sanitized_tests[i] == test) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void kit_fail_at(const char *file, int line, const char *format, ...)
@@ -132,8 +155,8 @@ static void usage(const char *program, FILE *out)
 {
     fprintf(out,
             "usage: %s [-l] [-s SUITE] [-t SUITE/TEST] [-x FILE] [-h]\n"
-            "  -l             list the suites and tests, one SUITE/TEST a line (GPU suites "
-            "marked)\n"
+            "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU)\n"
+            "                 and [sanitize] (small enough for compute-sanitizer)\n"
             "  -s SUITE       run only this suite\n"
             "  -t SUITE/TEST  run only this test\n"
             "  -x FILE        also write the results as JUnit XML to FILE\n"
@@ -148,7 +171,8 @@ static void list_tests(void)
 {
     for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
         for (CU_pTest t = s->pTest; t; t = t->pNext) {
-            printf("%s/%s%s\n", s->pName, t->pName, is_gpu_suite(s) ? " [gpu]" : "");
+            printf("%s/%s%s%s\n", s->pName, t->pName, is_gpu_suite(s) ? " [gpu]" : "",
+                   is_sanitized(t) ? " [sanitize]" : "");
         }
     }
 }

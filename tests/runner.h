@@ -22,9 +22,23 @@ CU_pSuite kit_add_suite(const char *name, int needs_gpu);
 /** Adds a test to a suite; exits with an error if CUnit cannot (out of memory, duplicate). */
 void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test);
 
+/**
+ * Adds a test that is also cheap enough to run under compute-sanitizer (racecheck slows a
+ * kernel a hundredfold or more). `-l` marks it `[sanitize]`; `make gpu-check` and the
+ * grader's `--sanitize` run these.
+ */
+void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test);
+
 /** Records a failure with a formatted message (printf-style), at the caller's file and line. */
 void kit_fail_at(const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/**
+ * Adds a test that is also cheap enough to run under compute-sanitizer (racecheck slows a
+ * kernel a hundredfold or more). `-l` marks it `[sanitize]`; `make gpu-check` and the
+ * grader's `--sanitize` run these.
+ */
+void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test);
 
 /** Records a failure with a formatted message: the message is what the student reads. */
 #define KIT_FAIL(...) kit_fail_at(__FILE__, __LINE__, __VA_ARGS__)

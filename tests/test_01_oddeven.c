@@ -106,7 +106,12 @@ static void test_phase_n_phases_sort(void)
 
 static void test_sort_small_sizes(void)
 {
-    kit_check_sort_sweep(oddeven_sort, "oddeven_sort", 0, 2049, 5);
+    kit_check_sort_sweep(oddeven_sort, "oddeven_sort", 0, 257, 5);
+}
+
+static void test_sort_boundary_sizes(void)
+{
+    kit_check_sort_sweep(oddeven_sort, "oddeven_sort", 258, 2049, 5);
 }
 
 static void test_sort_large_sizes(void)
@@ -226,17 +231,18 @@ static void test_cooperative_large_sizes(void)
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("1.1_phase", 1);
-    kit_add_test(s, "one_phase_small_sizes", test_phase_small_sizes);
+    kit_add_sanitized_test(s, "one_phase_small_sizes", test_phase_small_sizes);
     kit_add_test(s, "one_phase_large_sizes", test_phase_large_sizes);
     kit_add_test(s, "n_phases_sort_any_input", test_phase_n_phases_sort);
     s = kit_add_suite("1.2_sort", 1);
-    kit_add_test(s, "small_and_boundary_sizes", test_sort_small_sizes);
+    kit_add_sanitized_test(s, "small_sizes", test_sort_small_sizes);
+    kit_add_test(s, "boundary_sizes", test_sort_boundary_sizes);
     kit_add_test(s, "large_sizes", test_sort_large_sizes);
     s = kit_add_suite("1.3_block", 1);
-    kit_add_test(s, "sizes_up_to_2048", test_block_sizes);
-    kit_add_test(s, "batches", test_block_batches);
+    kit_add_sanitized_test(s, "sizes_up_to_2048", test_block_sizes);
+    kit_add_sanitized_test(s, "batches", test_block_batches);
     kit_add_test(s, "zero_one_principle", test_block_zero_one_principle);
     s = kit_add_suite("1.4_cooperative", 1);
-    kit_add_test(s, "small_and_boundary_sizes", test_cooperative_small_sizes);
+    kit_add_sanitized_test(s, "small_and_boundary_sizes", test_cooperative_small_sizes);
     kit_add_test(s, "large_sizes", test_cooperative_large_sizes);
 }

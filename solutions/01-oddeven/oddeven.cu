@@ -3,7 +3,7 @@
  * @brief Lab 01: odd-even transposition sort. Your file: fill in the TODOs.
  *
  * Read labs/01-oddeven/README.md first. Each TODO is tested on its own:
- * `build/student/test_01_oddeven -s phase` runs the tests of TODO 1.1, and so on.
+ * `build/student/test_01_oddeven -s 1.1_phase` runs the tests of TODO 1.1, and so on.
  */
 #include <cooperative_groups.h>
 

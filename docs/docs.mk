@@ -1,0 +1,68 @@
+# docs/docs.mk: the documentation. Included by the top-level Makefile; run from the repository
+# root (`make docs`).
+#
+# Uses, from the Makefile:
+#   BUILD          build directory (build)
+#   CC, CFLAGS     the host C compiler and its flags (-std=c11 -Wall -Wextra -O2)
+#   KIT_INCLUDES   -Icommon -I$(CUDA_HOME)/include (oddeven.h includes cuda_runtime_api.h;
+#                  the diagram tool links nothing from CUDA)
+# May be overridden on the command line:
+#   DOXYGEN        doxygen (1.9.4 or newer)
+#   MATHJAX_DIR    Debian's libjs-mathjax (MathJax 2), copied next to the HTML
+# Defines:
+#   docs                  Doxygen HTML in $(DOCS_HTML), warnings are errors
+#   $(NETWORK_DIAGRAM)    build/tools/network_diagram, the comparator-network drawer
+#   $(DOCS_IMAGES)        the handouts' generated diagrams (build/docs/images/*.svg)
+#   docs-images           just the diagrams
+
+DOXYGEN ?= doxygen
+MATHJAX_DIR ?= /usr/share/javascript/mathjax
+
+DOCS_OUT := $(BUILD)/docs
+DOCS_HTML := $(DOCS_OUT)/html
+DOCS_IMAGE_DIR := $(DOCS_OUT)/images
+NETWORK_DIAGRAM := $(BUILD)/tools/network_diagram
+DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg
+
+# The parts of MathJax 2 the pages load (its unpacked/ sources and test/ pages are left out).
+DOCS_MATHJAX_PARTS := MathJax.js config extensions fonts jax localization
+
+$(NETWORK_DIAGRAM): tools/network_diagram.c labs/01-oddeven/oddeven.h common/keyflip.h \
+                    common/exit_codes.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KIT_INCLUDES) -Ilabs/01-oddeven $< -o $@
+
+$(DOCS_IMAGE_DIR)/oddeven_network_n8.svg: $(NETWORK_DIAGRAM)
+	@mkdir -p $(@D)
+	$(NETWORK_DIAGRAM) --lab oddeven -n 8 > $@.tmp
+	@mv $@.tmp $@
+
+.PHONY: docs docs-images
+docs-images: $(DOCS_IMAGES)
+
+# Doxygen runs every time (a few seconds): it alone knows what its pages depend on. Old pages
+# are removed first, so a page whose source is gone does not linger; the MathJax copy stays.
+docs: $(DOCS_IMAGES)
+	@command -v $(DOXYGEN) >/dev/null 2>&1 || { \
+	  echo "make docs: '$(DOXYGEN)' not found. Run 'make deps', or: apt-get install doxygen graphviz libjs-mathjax" >&2; \
+	  exit 2; }
+	@command -v dot >/dev/null 2>&1 || { \
+	  echo "make docs: Graphviz's 'dot' not found. Run 'make deps', or: apt-get install graphviz" >&2; \
+	  exit 2; }
+	@test -f $(MATHJAX_DIR)/MathJax.js || { \
+	  echo "make docs: no MathJax in $(MATHJAX_DIR). Run 'make deps', or: apt-get install libjs-mathjax (or set MATHJAX_DIR)" >&2; \
+	  exit 2; }
+	@mkdir -p $(DOCS_HTML)
+	@find $(DOCS_HTML) -mindepth 1 -maxdepth 1 ! -name mathjax -exec rm -rf {} +
+	KIT_DOCS_OUT=$(DOCS_OUT) KIT_IMAGE_DIR=$(DOCS_IMAGE_DIR) KIT_MATHJAX_REL=mathjax \
+	  $(DOXYGEN) docs/Doxyfile
+	@if [ ! -f $(DOCS_HTML)/mathjax/MathJax.js ]; then \
+	  echo "copying MathJax from $(MATHJAX_DIR) to $(DOCS_HTML)/mathjax"; \
+	  rm -rf $(DOCS_HTML)/mathjax $(DOCS_HTML)/mathjax.tmp && \
+	  mkdir -p $(DOCS_HTML)/mathjax.tmp && \
+	  for part in $(DOCS_MATHJAX_PARTS); do \
+	    cp -RL $(MATHJAX_DIR)/$$part $(DOCS_HTML)/mathjax.tmp/ || exit 1; \
+	  done && \
+	  mv $(DOCS_HTML)/mathjax.tmp $(DOCS_HTML)/mathjax; \
+	fi
+	@echo "docs: open $(DOCS_HTML)/index.html"
