@@ -229,11 +229,14 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
            lab->name, opt->algo->name, opt->reps);
     printf("%10s %12s %12s %14s %14s %10s %10s\n", "n", "lab ms", "lab Mkeys/s", "CUB radix Mk/s",
            "std::sort Mk/s", "lab/CUB", "lab/CPU");
+    size_t previous_n = 0;
     for (const size_t *size = lab->bench_sizes; *size; size++) {
-        size_t n = *size;
-        if (opt->algo->max_n && n > opt->algo->max_n) {
+        /* A sort limited to max_n keys is measured at its limit instead of larger sizes. */
+        size_t n = opt->algo->max_n && *size > opt->algo->max_n ? opt->algo->max_n : *size;
+        if (n == previous_n) {
             continue;
         }
+        previous_n = n;
         if (!fits_on_gpu(lab, n, 2)) {
             return KIT_EXIT_USAGE;
         }
