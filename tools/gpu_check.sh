@@ -27,6 +27,10 @@ run_step() { # name logfile command...
     return $rc
 }
 
+algos() { # the --algo names a driver's --help lists
+    "$1" --help | sed -n 's/.*--algo NAME  which sort://p' | sed 's/ (default.*//; s/([^)]*)//g'
+}
+
 if ! "$build/tools/gpu_probe" | tee -a "$summary"; then
     exit 3
 fi
@@ -52,6 +56,28 @@ for lab in "$@"; do
     done
 done
 
+# The drivers: trace, check every algorithm, refuse an n too large, report a skeleton's stub.
+expect() { # expected-exit-code command...
+    local want=$1
+    shift
+    "$@"
+    local rc=$?
+    echo "(exit $rc, expected $want)"
+    [ $rc -eq "$want" ]
+}
+for lab in "$@"; do
+    name=${lab#*-}
+    sol=$build/solution/bin/$name
+    run_step "driver $name --trace" "$out/driver.log" expect 0 "$sol" -n 8 --trace
+    for algo in $(algos "$sol"); do
+        run_step "driver $name --algo $algo --check" "$out/driver.log" \
+            expect 0 "$sol" -n 1000 --dist reversed --algo "$algo" --check
+    done
+    run_step "driver $name -n 2^40 (too large: exit 2)" "$out/driver.log" expect 2 "$sol" -n '2^40'
+    run_step "skeleton driver $name --check (exit 4)" "$out/driver.log" \
+        expect 4 "$build/student/bin/$name" -n 1000 --check
+done
+
 run_step "grade skeleton (labs/ as shipped)" "$out/grade.log" \
     bash grading/grade --build "$build" labs
 run_step "grade solution (solution built as the student file)" "$out/grade.log" \
@@ -59,8 +85,7 @@ run_step "grade solution (solution built as the student file)" "$out/grade.log" 
 
 for lab in "$@"; do
     name=${lab#*-}
-    for algo in $("$build/solution/bin/$name" --help | sed -n 's/.*--algo NAME  which sort://p' |
-                  sed 's/([^)]*)//g; s/ (default.*//'); do
+    for algo in $(algos "$build/solution/bin/$name"); do
         run_step "bench $name --algo $algo" "$out/bench.log" \
             "$build/solution/bin/$name" --bench --algo "$algo" --reps 5
     done
