@@ -10,7 +10,7 @@
 #include "cuda_check.h"
 #include "oddeven.h"
 
-/** Threads per block of the global-memory kernels. */
+/** Threads per block of the global-memory kernels (one phase, and cooperative). */
 #define THREADS_PER_BLOCK 256
 
 /** Puts *a and *b in ascending order. */

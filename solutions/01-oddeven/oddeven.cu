@@ -10,7 +10,7 @@
 #include "cuda_check.h"
 #include "oddeven.h"
 
-/** Threads per block of the global-memory kernels. */
+/** Threads per block of the global-memory kernels (one phase, and cooperative). */
 #define THREADS_PER_BLOCK 256
 
 /** Puts *a and *b in ascending order. */
@@ -160,6 +160,9 @@ extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
         &blocks_per_sm, oddeven_cooperative_kernel, THREADS_PER_BLOCK, 0));
     size_t needed = (n / 2 + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
     size_t resident = (size_t)blocks_per_sm * sms;
+    if (resident == 0) {
+        return cudaErrorCooperativeLaunchTooLarge; /* not even one block fits on an SM */
+    }
     unsigned blocks = (unsigned)(needed < resident ? needed : resident);
     void *args[] = {&d_keys, &n};
     CUDA_TRY(cudaLaunchCooperativeKernel((const void *)oddeven_cooperative_kernel, blocks,
