@@ -1,0 +1,376 @@
+/**
+ * @file bitonic.cu
+ * @brief Lab 03: bitonic sort of key/value pairs. Your file: fill in the TODOs.
+ *
+ * Read labs/03-bitonic/README.md first. Each TODO is tested on its own:
+ * `build/student/test_03_bitonic -s 3.1_tiles` runs the tests of TODO 3.1, and so on.
+ *
+ * Layers, from the bottom: one comparator (a thread), a tile in shared memory (a block), one
+ * step over global memory (the grid), and the host code that puts the steps in order.
+ * Every function works on keys and, when `values` is not NULL, on the values that travel
+ * with them.
+ */
+#include <limits.h>
+
+#include "bitonic.h"
+#include "cuda_check.h"
+
+/** Threads of a tile block: each owns 4 keys of the tile, so 2 comparators of every step. */
+#define TILE_THREADS (BITONIC_TILE / 4)
+
+/** Threads per block of the global merge step and of the padding kernels. */
+#define THREADS_PER_BLOCK 256
+
+/* ------------------------------------------------------------------------------------------
+ * A tile in shared memory (given: read it, use it)
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * Where key @p i of a tile (0 <= i < ::BITONIC_TILE) lives in shared memory: a XOR swizzle
+ * that flips the low 5 bits of i in every other group of 32 keys. Shared memory has 32
+ * banks of 4 bytes, and a step of stride 1 to 16 has the 32 threads of a warp read keys
+ * 2t, 2t + 2, ... (stride 1) or similar: with plain `i`, two threads hit each bank, and
+ * the access takes twice as long. With the swizzle, every step of every stride, and the
+ * copies to and from global memory, reach 32 different banks. (Try `tile_slot(i) = i`
+ * and measure.)
+ */
+__device__ __forceinline__ unsigned tile_slot(unsigned i)
+{
+    return i ^ ((i & 32u) ? 31u : 0u);
+}
+
+/**
+ * Copies @p count keys (and values, when @p values is not NULL) from global memory at
+ * @p base into the block's tile, thread t copying keys t, t + blockDim.x, ... (coalesced),
+ * then waits at a barrier, so the whole tile is ready when it returns.
+ */
+__device__ void load_tile(const unsigned int *keys, const unsigned int *values, size_t base,
+                          unsigned count, unsigned int *tile_keys, unsigned int *tile_values)
+{
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+        tile_keys[tile_slot(i)] = keys[base + i];
+        if (values) {
+            tile_values[tile_slot(i)] = values[base + i];
+        }
+    }
+    __syncthreads();
+}
+
+/**
+ * Waits at a barrier (every thread's last step is done), then copies the tile back to
+ * global memory at @p base, the same way ::load_tile read it.
+ */
+__device__ void store_tile(unsigned int *keys, unsigned int *values, size_t base, unsigned count,
+                           const unsigned int *tile_keys, const unsigned int *tile_values)
+{
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+        keys[base + i] = tile_keys[tile_slot(i)];
+        if (values) {
+            values[base + i] = tile_values[tile_slot(i)];
+        }
+    }
+}
+
+/** The number of keys of tile @p tile of an array of @p n keys (the last may be partial). */
+__device__ unsigned tile_count(size_t n, size_t tile)
+{
+    size_t left = n - tile * BITONIC_TILE;
+    return left < BITONIC_TILE ? (unsigned)left : BITONIC_TILE;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Kernels
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * The comparator, on a tile in shared memory: puts the keys at tile indices @p lo < @p hi
+ * in ascending order (the larger key at @p hi), or in descending order when @p descending;
+ * when @p tile_values is not NULL the two values move with their keys. Equal keys stay
+ * where they are.
+ */
+__device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_values, unsigned lo,
+                                 unsigned hi, int descending)
+{
+    /* TODO 3.1: read both keys once; swap keys and values only when out of order */
+}
+
+/**
+ * TODO 3.1. Block b sorts tile b (keys `b * BITONIC_TILE` ..., fewer in a partial last
+ * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
+ * stride = size / 2 ... 1; in every step thread t does comparators t and t + TILE_THREADS,
+ * directions from bitonic_descending_at() of the key's index in the whole array.
+ */
+__global__ void __launch_bounds__(TILE_THREADS)
+    bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
+                             int descending)
+{
+    __shared__ unsigned int tile_keys[BITONIC_TILE];
+    __shared__ unsigned int tile_values[BITONIC_TILE];
+    size_t base = (size_t)blockIdx.x * BITONIC_TILE;
+    unsigned count = tile_count(n, blockIdx.x);
+    load_tile(keys, values, base, count, tile_keys, tile_values);
+    /* TODO 3.1: every stage up to the tile (or the run), a barrier after each step */
+    store_tile(keys, values, base, count, tile_keys, tile_values);
+}
+
+/**
+ * TODO 3.2. One step (size, stride) over global memory: thread c of the grid does
+ * comparator c, keys bitonic_pair_low(c, stride) and `stride` further. Both keys (and
+ * values) are read once into registers and always written back, in order.
+ */
+__global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *values, size_t n,
+                                            size_t size, size_t stride, size_t run, int descending)
+{
+    /* TODO 3.2: find the pair, read it into registers, write it back in order */
+}
+
+/**
+ * TODO 3.3. The end of stage `size` in shared memory: block b loads tile b, does the steps
+ * of stride min(size, ::BITONIC_TILE) / 2 down to 1 (thread t: comparators t and
+ * t + TILE_THREADS of each step, a barrier after each step), and stores the tile.
+ */
+__global__ void __launch_bounds__(TILE_THREADS)
+    bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
+                                size_t run, int descending)
+{
+    __shared__ unsigned int tile_keys[BITONIC_TILE];
+    __shared__ unsigned int tile_values[BITONIC_TILE];
+    size_t base = (size_t)blockIdx.x * BITONIC_TILE;
+    unsigned count = tile_count(n, blockIdx.x);
+    load_tile(keys, values, base, count, tile_keys, tile_values);
+    /* TODO 3.3: the steps of the stage whose stride is below the tile */
+    store_tile(keys, values, base, count, tile_keys, tile_values);
+}
+
+/**
+ * TODO 3.4. Copies @p count arrays of @p n keys (and values) into a padded buffer of
+ * @p count arrays of @p m keys: thread j writes padded key j, which is key `j % m` of
+ * array `j / m` when `j % m < n`, and @p sentinel otherwise (its value: 0).
+ */
+__global__ void pad_kernel(const unsigned int *keys, const unsigned int *values, size_t n, size_t m,
+                           size_t padded_total, unsigned int sentinel, unsigned int *padded_keys,
+                           unsigned int *padded_values)
+{
+    /* TODO 3.4: one thread per padded key: a real key or the sentinel */
+}
+
+/**
+ * TODO 3.4. After the padded sort, every key equal to the sentinel (real or padding) is at
+ * the end of its padded array, and the real part of array b, its first n keys, ends with
+ * as many sentinel keys as array b had, but their values may be padding's. Thread i looks
+ * at input pair i (the caller's buffers still hold the input): if its key is the sentinel,
+ * it takes the next free place from the end of array b's real part (counter b) and writes
+ * its value there, in the padded buffer.
+ */
+__global__ void restore_sentinel_values_kernel(const unsigned int *keys, const unsigned int *values,
+                                               size_t n, size_t total, size_t m,
+                                               unsigned int sentinel, unsigned int *padded_values,
+                                               unsigned long long *counters)
+{
+    /* TODO 3.4: a sentinel key's value goes to the next place from the end */
+}
+
+/**
+ * TODO 3.4. The inverse of ::pad_kernel: thread i copies pair i of the output (key
+ * `i % n` of array `i / n`) from the padded buffer; the padding is left behind.
+ */
+__global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int *padded_values,
+                             size_t n, size_t m, size_t total, unsigned int *keys,
+                             unsigned int *values)
+{
+    /* TODO 3.4: one thread per output pair */
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Host: launchers, one per tier, then the sort. `run` is the length of the sorted runs the
+ * whole sort produces: n for one array, the padded array length for a batch.
+ * ------------------------------------------------------------------------------------------ */
+
+/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
+unsigned blocks_for(size_t items)
+{
+    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+}
+
+/** TODO 3.1: launches ::bitonic_sort_tile_kernel over every tile of the n keys (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                       int descending)
+{
+    /* TODO 3.1: one block of TILE_THREADS threads per tile, the last may be partial */
+    (void)d_keys;
+    (void)d_values;
+    (void)n;
+    (void)run;
+    (void)descending;
+    return cudaErrorNotSupported;
+}
+
+/** TODO 3.2: launches ::bitonic_merge_global_kernel, one thread per comparator (n > 0). */
+cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t stride, size_t run, int descending)
+{
+    /* TODO 3.2: n / 2 comparators, THREADS_PER_BLOCK threads per block */
+    (void)d_keys;
+    (void)d_values;
+    (void)n;
+    (void)size;
+    (void)stride;
+    (void)run;
+    (void)descending;
+    return cudaErrorNotSupported;
+}
+
+/** TODO 3.3: launches ::bitonic_merge_shared_kernel, one block per tile (n > 0). */
+cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t run, int descending)
+{
+    /* TODO 3.3: one block of TILE_THREADS threads per tile */
+    (void)d_keys;
+    (void)d_values;
+    (void)n;
+    (void)size;
+    (void)run;
+    (void)descending;
+    return cudaErrorNotSupported;
+}
+
+/**
+ * TODO 3.4: the whole network on n keys (n > 0, a multiple of @p run, a power of two): the
+ * tiles, then every larger stage as its global steps and one shared merge. Every run of
+ * @p run keys comes out sorted in the direction asked.
+ */
+cudaError_t sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                      int descending)
+{
+    /* TODO 3.4: tiles; then per stage: global steps down to the tile, a shared merge */
+    (void)d_keys;
+    (void)d_values;
+    (void)n;
+    (void)run;
+    (void)descending;
+    return cudaErrorNotSupported;
+}
+
+/** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
+typedef struct {
+    unsigned int *keys;           /**< count * m keys */
+    unsigned int *values;         /**< count * m values, NULL for keys only */
+    unsigned long long *counters; /**< one per array, NULL for keys only */
+} padded_buffers;
+
+/**
+ * TODO 3.4: sorts @p count arrays of @p n keys (n not a power of two) through the padded
+ * buffers @p p of arrays of m = bitonic_padded_length(n) keys: pad with a sentinel that sorts
+ * after every real key (UINT_MAX ascending, 0 descending), sort the runs of m keys, give the
+ * sentinel keys of the real part their real values back (with values), unpad.
+ */
+cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                 size_t count, int descending, const padded_buffers *p)
+{
+    /* TODO 3.4: pad, sort, restore the sentinel keys' values, unpad */
+    (void)d_keys;
+    (void)d_values;
+    (void)n;
+    (void)count;
+    (void)descending;
+    (void)p;
+    return cudaErrorNotSupported;
+}
+
+/** Frees the padded buffers; returns the first error. */
+cudaError_t free_padded(padded_buffers *p)
+{
+    CUDA_TRY(cudaFree(p->keys));
+    CUDA_TRY(cudaFree(p->values));
+    CUDA_TRY(cudaFree(p->counters));
+    return cudaSuccess;
+}
+
+/** Allocates the padded buffers, sorts through them, and frees them again. */
+cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
+                        int descending)
+{
+    size_t padded_total = bitonic_padded_length(n) * count;
+    padded_buffers p = {NULL, NULL, NULL};
+    cudaError_t err = cudaMalloc((void **)&p.keys, padded_total * sizeof *p.keys);
+    if (err == cudaSuccess && d_values) {
+        err = cudaMalloc((void **)&p.values, padded_total * sizeof *p.values);
+    }
+    if (err == cudaSuccess && d_values) {
+        err = cudaMalloc((void **)&p.counters, count * sizeof *p.counters);
+    }
+    if (err != cudaSuccess) {
+        kit_report_cuda_error(err, "cudaMalloc of the padded buffers", __FILE__, __LINE__);
+    } else {
+        err = sort_through_padding(d_keys, d_values, n, count, descending, &p);
+    }
+    cudaError_t freed = free_padded(&p);
+    return err != cudaSuccess ? err : freed;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The API of bitonic.h: argument checks, then the tiers above with run = n.
+ * ------------------------------------------------------------------------------------------ */
+
+/** Whether @p x is a power of two (and not 0). */
+int is_power_of_two(size_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+extern "C" cudaError_t bitonic_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                          int descending)
+{
+    if (n % BITONIC_TILE != 0) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, n, descending);
+}
+
+extern "C" cudaError_t bitonic_merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                            size_t size, size_t stride, int descending)
+{
+    if (!is_power_of_two(stride) || !is_power_of_two(size) || stride > size / 2 ||
+        n % (2 * stride) != 0) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : merge_global(d_keys, d_values, n, size, stride, n, descending);
+}
+
+extern "C" cudaError_t bitonic_merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                            size_t size, int descending)
+{
+    if (!is_power_of_two(size) || size < 2 || n % BITONIC_TILE != 0) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : merge_shared(d_keys, d_values, n, size, n, descending);
+}
+
+extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                          size_t count, int descending)
+{
+    if (n < 2 || count == 0) {
+        return cudaSuccess;
+    }
+    size_t m = bitonic_padded_length(n);
+    if (m < n || count > (size_t)-1 / m) {
+        return cudaErrorInvalidValue; /* the padded batch would not fit in a size_t */
+    }
+    /* TODO 3.4: a power of two sorts in place as runs of n; other n through padding */
+    (void)d_keys;
+    (void)d_values;
+    (void)descending;
+    return cudaErrorNotSupported;
+}
+
+extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                          int descending)
+{
+    return bitonic_sort_batch(d_keys, d_values, n, 1, descending);
+}
+
+extern "C" cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending)
+{
+    return bitonic_sort_batch(d_keys, NULL, n, 1, descending);
+}

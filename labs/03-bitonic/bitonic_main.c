@@ -1,0 +1,143 @@
+/* The Lab 03 driver: build/{solution,student}/bin/bitonic. Run it with --help. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baselines.h"
+#include "bitonic.h"
+#include "cuda_check.h"
+#include "driver.h"
+
+/* The driver sorts keys; `--algo pairs` gives each key a value to carry, from a scratch
+ * buffer kept between runs (allocated by the untimed warm-up run). Their contents do not
+ * change the time: bitonic sort compares keys only. */
+static unsigned int *scratch_values;
+static size_t scratch_capacity;
+
+static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
+{
+    if (n > scratch_capacity) {
+        CUDA_TRY(cudaFree(scratch_values));
+        scratch_values = NULL;
+        scratch_capacity = 0;
+        CUDA_TRY(cudaMalloc((void **)&scratch_values, n * sizeof *scratch_values));
+        CUDA_TRY(cudaMemset(scratch_values, 0, n * sizeof *scratch_values));
+        scratch_capacity = n;
+    }
+    return bitonic_sort_pairs(d_keys, n ? scratch_values : NULL, n, 0);
+}
+
+static cudaError_t sort_keys_ascending(unsigned int *d_keys, size_t n)
+{
+    return bitonic_sort_keys(d_keys, n, 0);
+}
+
+/* Prints one row of the trace: the keys, in runs of `size` ('+' ascending, '-' descending). */
+static void print_row(FILE *out, const char *label, const unsigned int *keys, size_t padded,
+                      size_t size)
+{
+    fprintf(out, "%-20s", label);
+    for (size_t i = 0; i < padded; i++) {
+        if (size > 0 && i % size == 0) {
+            fprintf(out, "%s[%c", i ? "] " : "",
+                    bitonic_descending_at(i, size, padded, 0) ? '-' : '+');
+        }
+        if (keys[i] == UINT_MAX) {
+            fprintf(out, " MAX");
+        } else {
+            fprintf(out, " %u", keys[i]);
+        }
+    }
+    fprintf(out, "%s\n", size > 0 ? "]" : "");
+}
+
+/* The trace on the GPU: a device copy of the padded keys, every step of the network, and
+ * the first n keys back into d_keys. *d_padded is freed by the caller. */
+static cudaError_t trace_on_device(unsigned int **d_padded, unsigned int *padded_keys,
+                                   size_t padded, unsigned int *d_keys, size_t n, FILE *out)
+{
+    CUDA_TRY(cudaMalloc((void **)d_padded, padded * sizeof **d_padded));
+    CUDA_TRY(
+        cudaMemcpy(*d_padded, padded_keys, padded * sizeof *padded_keys, cudaMemcpyHostToDevice));
+    for (size_t size = 2; size <= padded; size *= 2) {
+        for (size_t stride = size / 2; stride > 0; stride /= 2) {
+            CUDA_TRY(bitonic_merge_global(*d_padded, NULL, padded, size, stride, 0));
+            CUDA_TRY(cudaMemcpy(padded_keys, *d_padded, padded * sizeof *padded_keys,
+                                cudaMemcpyDeviceToHost));
+            char label[64];
+            snprintf(label, sizeof label, "size %zu, stride %zu", size, stride);
+            print_row(out, label, padded_keys, padded, size);
+        }
+    }
+    /* Ascending, so the padding (UINT_MAX) is at the end: the first n keys are the result. */
+    CUDA_TRY(cudaMemcpy(d_keys, *d_padded, n * sizeof *d_keys, cudaMemcpyDeviceToDevice));
+    return cudaSuccess;
+}
+
+/* --trace: pads to a power of two, runs every (size, stride) step of the network as one
+ * bitonic_merge_global() launch (TODO 3.2, which takes any stride), and prints the array
+ * after each; then leaves the first n keys, sorted, in d_keys. */
+static cudaError_t trace_network(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out)
+{
+    size_t padded = bitonic_padded_length(n);
+    unsigned int *padded_keys = malloc(padded * sizeof *padded_keys);
+    if (!padded_keys) {
+        return cudaErrorMemoryAllocation;
+    }
+    for (size_t i = 0; i < padded; i++) {
+        padded_keys[i] = i < n ? keys[i] : UINT_MAX;
+    }
+    fprintf(out,
+            "bitonic network of n = %zu keys, padded to %zu with UINT_MAX; each row is the "
+            "array after one step.\n[+ ...] is a run that this stage sorts ascending, [- ...] "
+            "one it sorts descending; UINT_MAX prints as MAX.\n",
+            n, padded);
+    print_row(out, "input", padded_keys, padded, 0);
+    unsigned int *d_padded = NULL;
+    cudaError_t err = trace_on_device(&d_padded, padded_keys, padded, d_keys, n, out);
+    if (err == cudaErrorNotSupported) {
+        fprintf(stderr, "bitonic: --trace runs bitonic_merge_global(), TODO 3.2\n");
+    }
+    free(padded_keys);
+    CUDA_TRY(cudaFree(d_padded));
+    return err;
+}
+
+/* After --bench: the copy bandwidth, which sets the floor of a sort made of full passes over
+ * global memory (handout, questions). */
+static void print_copy_bandwidth(void)
+{
+    const size_t bytes = ((size_t)1 << 24) * 2 * sizeof(unsigned int); /* 2^24 pairs */
+    double gbps = 0;
+    if (kit_baseline_copy_gbps(bytes, 5, &gbps) == cudaSuccess) {
+        printf("device-to-device copy of %zu MiB: %.0f GB/s, counting bytes read and written.\n"
+               "A pass over n pairs reads and writes 16 n bytes (keys only: 8 n): the sort "
+               "takes at least passes x 16 n / bandwidth.\n",
+               bytes >> 20, gbps);
+    }
+}
+
+static const size_t bench_sizes[] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 26, 0};
+
+int main(int argc, char **argv)
+{
+    const kit_lab_driver lab = {
+        .name = "bitonic",
+        .title = "Lab 03, bitonic sort of key/value pairs",
+        .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4"},
+                  {"keys", sort_keys_ascending, 0, "3.1-3.4"}},
+        .default_n = 4096,
+        .trace = trace_network,
+        .trace_max_n = 32,
+        .bench_sizes = bench_sizes,
+    };
+    int status = kit_driver_main(argc, argv, &lab);
+    for (int i = 1; i < argc && status == 0; i++) {
+        if (strcmp(argv[i], "--bench") == 0) {
+            print_copy_bandwidth();
+            break;
+        }
+    }
+    return status;
+}
