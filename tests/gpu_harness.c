@@ -109,3 +109,17 @@ int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, s
     }
     return 1;
 }
+
+int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *sizes,
+                         size_t size_count, uint64_t seed)
+{
+    const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_REVERSED, KIT_DIST_FEW_UNIQUE};
+    for (size_t s = 0; s < size_count; s++) {
+        for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+            if (!kit_check_sort_u32(sort, name, sizes[s], dists[d], seed + sizes[s])) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}

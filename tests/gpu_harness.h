@@ -38,6 +38,14 @@ int kit_check_sort_u32(kit_sort_u32_fn sort, const char *name, size_t n, kit_dis
 int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
                          uint64_t seed);
 
+/**
+ * A few chosen inputs rather than a sweep: sizes @p sizes (@p size_count of them) in the
+ * uniform, reversed and few-unique distributions. Small enough to run under
+ * compute-sanitizer, whose racecheck slows a kernel down a thousandfold.
+ */
+int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *sizes,
+                         size_t size_count, uint64_t seed);
+
 /** Copies @p n keys to a new device buffer; NULL (and a KIT_FAIL) on error. */
 unsigned int *kit_device_copy(const unsigned int *keys, size_t n);
 
