@@ -47,7 +47,7 @@ HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
 TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe
 
 .PHONY: all help deps check check-host check-skeletons check-gpu skeletons grade docs clean \
-        gpu-check
+        gpu-check FORCE
 .DEFAULT_GOAL := all
 
 help:
@@ -131,7 +131,29 @@ lab_targets = $(foreach v,solution student,$(BUILD)/$(v)/test_$(call lab_id,$(1)
                 $(BUILD)/$(v)/bin/$(call lab_name,$(1)))
 SKELETON_PAIRS := $(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu)
 
-all: $(TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l)))
+# ---- what the grader links a student's file with ---------------------------------------------
+# grading/grade compiles only the student's .cu (with the flags below) and links it with these
+# prebuilt parts, so a GPU node needs nothing but the driver and the CUDA Toolkit.
+GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/timed_driver.o
+
+$(BUILD)/lib/libcunit.a: $(CUNIT_LIB)
+	@mkdir -p $(@D)
+	cp $< $@
+
+# Rewritten only when a flag changes (CUDA_ARCH=..., a lab's NVCCFLAGS_NN-name).
+$(BUILD)/grading.env: FORCE
+	@mkdir -p $(@D)
+	@{ echo "# Written by make: how grading/grade compiles and links a student's file."; \
+	   echo "NVCC=$(NVCC)"; \
+	   echo "GENCODE=$(GENCODE)"; \
+	   echo "NVCCFLAGS=$(NVCCFLAGS)"; \
+	   echo "LDLIBS=$(LDLIBS)"; \
+	   $(foreach l,$(LABS_ALL),echo "NVCCFLAGS_$(l)=$(NVCCFLAGS_$(l))";) } > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+FORCE:
+
+all: $(TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l))) $(GRADING_KIT)
 
 # ---- skeletons ---------------------------------------------------------------------------------
 skeletons: $(BUILD)/tools/skeleton

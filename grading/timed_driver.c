@@ -1,0 +1,230 @@
+/*
+ * grading/timed_driver.c: what the grader times a lab's sort with (its speed points).
+ *
+ * A lab's driver is its NAME_main.o, which describes the lab's sorts (--algo) and calls
+ * kit_driver_main(). The grader links NAME_main.o with this object placed before libkit.a, so
+ * this kit_driver_main() is the one called (common/driver.c's is never pulled in): the lab's
+ * own list of sorts is used, but the result goes to the grader's result channel, not to
+ * stdout, where the student's code could print a time of its own.
+ *
+ * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S]
+ *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on a fresh copy of
+ *   the same input; a run's time is the host's clock from the call to the end of
+ *   cudaDeviceSynchronize() (so work left running on any stream is counted). The last
+ *   result is checked against a snapshot of the input taken before the sort ran.
+ *
+ * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
+ * the environment first thing), one line is written to that descriptor at the end:
+ *   TOKEN ok MEDIAN_MS MIN_MS        sorted and checked
+ *   TOKEN wrong MESSAGE              the result is not the sorted input
+ *   TOKEN error MESSAGE              a CUDA error, bad arguments, no memory
+ * Exit codes: exit_codes.h (0 ok, 1 wrong, 2 bad arguments, 3 no GPU, 4 CUDA error).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datagen.h"
+#include "driver.h"
+#include "exit_codes.h"
+#include "gpu.h"
+#include "timer.h"
+#include "verify.h"
+
+static int result_fd = -1;
+static char result_token[128];
+
+static void take_result_channel(void)
+{
+    const char *fd_text = getenv("KIT_RESULT_FD");
+    const char *token = getenv("KIT_RESULT_TOKEN");
+    if (fd_text && token && strlen(token) > 0 && strlen(token) < sizeof result_token) {
+        char *end = NULL;
+        long fd = strtol(fd_text, &end, 10);
+        if (end != fd_text && *end == '\0' && fd > 2 && fd < 65536) {
+            result_fd = (int)fd;
+            strcpy(result_token, token);
+            fcntl(result_fd, F_SETFD, FD_CLOEXEC);
+        }
+    }
+    unsetenv("KIT_RESULT_FD");
+    unsetenv("KIT_RESULT_TOKEN");
+}
+
+/* Prints the result for people, sends it to the grader, and returns @p status. */
+static int finish(int status, const char *word, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int finish(int status, const char *word, const char *format, ...)
+{
+    char text[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    for (char *c = text; *c; c++) {
+        if (*c == '\n' || *c == '\r') {
+            *c = ' ';
+        }
+    }
+    printf("timed_driver: %s %s\n", word, text);
+    fflush(stdout);
+    if (result_fd >= 0) {
+        char line[700];
+        int len = snprintf(line, sizeof line, "%s %s %s\n", result_token, word, text);
+        for (int done = 0; len > 0 && done < len;) {
+            ssize_t w = write(result_fd, line + done, (size_t)(len - done));
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            if (w <= 0) {
+                break;
+            }
+            done += (int)w;
+        }
+        close(result_fd);
+        result_fd = -1;
+    }
+    return status;
+}
+
+/* "123" or "2^K"; 0 on success. (Not kit_parse_count: that would pull common/driver.o in.) */
+static int parse_count(const char *text, size_t *value)
+{
+    char *end = NULL;
+    if (!text || text[0] < '0' || text[0] > '9') {
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == 0 && end[0] == '^' && v == 2 && end[1] >= '0' && end[1] <= '9') {
+        unsigned long long k = strtoull(end + 1, &end, 10);
+        if (k >= 8 * sizeof(size_t)) {
+            return -1;
+        }
+        v = 1ull << k;
+    }
+    if (errno != 0 || *end != '\0') {
+        return -1;
+    }
+    *value = (size_t)v;
+    return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
+{
+    take_result_channel();
+    size_t n = lab->default_n, reps = 5, seed = 1;
+    kit_dist dist = KIT_DIST_UNIFORM;
+    const kit_driver_algo *algo = &lab->algos[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = value != NULL;
+        if (ok && strcmp(arg, "-n") == 0) {
+            ok = parse_count(value, &n) == 0;
+        } else if (ok && strcmp(arg, "--reps") == 0) {
+            ok = parse_count(value, &reps) == 0 && reps >= 1 && reps <= 1000;
+        } else if (ok && strcmp(arg, "--seed") == 0) {
+            ok = parse_count(value, &seed) == 0;
+        } else if (ok && strcmp(arg, "--dist") == 0) {
+            ok = kit_dist_parse(value, &dist) == 0;
+        } else if (ok && strcmp(arg, "--algo") == 0) {
+            algo = NULL;
+            for (int a = 0; a < KIT_DRIVER_MAX_ALGOS && lab->algos[a].name; a++) {
+                if (strcmp(lab->algos[a].name, value) == 0) {
+                    algo = &lab->algos[a];
+                }
+            }
+            ok = algo != NULL;
+        } else {
+            ok = 0;
+        }
+        if (!ok) {
+            return finish(KIT_EXIT_USAGE, "error", "bad argument '%s %s' (%s's timed driver)",
+                          arg, value ? value : "", lab->name);
+        }
+        i++;
+    }
+    if (algo->max_n && n > algo->max_n) {
+        return finish(KIT_EXIT_USAGE, "error", "--algo %s sorts at most %zu keys, not %zu",
+                      algo->name, algo->max_n, n);
+    }
+    char reason[256];
+    if (kit_gpu_probe(reason, sizeof reason) != KIT_GPU_READY) {
+        return finish(KIT_EXIT_NO_GPU, "error", "no usable GPU: %s", reason);
+    }
+
+    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    unsigned int *snapshot = malloc(bytes), *result = malloc(bytes);
+    double *times = malloc(reps * sizeof *times);
+    unsigned int *d_input = NULL, *d_work = NULL;
+    if (!snapshot || !result || !times) {
+        return finish(KIT_EXIT_USAGE, "error", "out of host memory for n = %zu", n);
+    }
+    kit_generate_u32(snapshot, n, dist, seed);
+    cudaError_t err = cudaMalloc((void **)&d_input, bytes);
+    if (err == cudaSuccess) {
+        err = cudaMalloc((void **)&d_work, bytes);
+    }
+    if (err == cudaSuccess) {
+        err = cudaMemcpy(d_input, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice);
+    }
+    if (err != cudaSuccess) {
+        return finish(KIT_EXIT_CUDA, "error", "setting up n = %zu: %s", n, cudaGetErrorName(err));
+    }
+    for (long r = -1; r < (long)reps; r++) {
+        err = cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice);
+        if (err == cudaSuccess) {
+            err = cudaDeviceSynchronize();
+        }
+        if (err != cudaSuccess) {
+            return finish(KIT_EXIT_CUDA, "error", "copying the input: %s", cudaGetErrorName(err));
+        }
+        double start = kit_host_ms();
+        err = algo->sort(d_work, n);
+        cudaError_t sync = cudaDeviceSynchronize();
+        double ms = kit_host_ms() - start;
+        if (err == cudaSuccess) {
+            err = sync;
+        }
+        if (err != cudaSuccess) {
+            return finish(KIT_EXIT_CUDA, "error", "the %s sort failed: %s (%s)", algo->name,
+                          cudaGetErrorName(err), cudaGetErrorString(err));
+        }
+        if (r >= 0) {
+            times[r] = ms;
+        }
+    }
+    err = cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        return finish(KIT_EXIT_CUDA, "error", "copying the result back: %s",
+                      cudaGetErrorName(err));
+    }
+    kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
+    if (v.status != KIT_VERIFY_OK) {
+        return finish(KIT_EXIT_WRONG, "wrong", "--algo %s -n %zu --dist %s --seed %zu: %s",
+                      algo->name, n, kit_dist_name(dist), seed, v.message);
+    }
+    qsort(times, reps, sizeof *times, compare_doubles);
+    double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
+    cudaFree(d_input);
+    cudaFree(d_work);
+    free(snapshot);
+    free(result);
+    int status = finish(KIT_EXIT_OK, "ok", "%.6f %.6f", median, times[0]);
+    free(times);
+    return status;
+}
