@@ -4,8 +4,8 @@
 # Uses, from the Makefile:
 #   BUILD          build directory (build)
 #   CC, CFLAGS     the host C compiler and its flags (-std=c11 -Wall -Wextra -O2)
-#   KIT_INCLUDES   -Icommon -I$(CUDA_HOME)/include (oddeven.h includes cuda_runtime_api.h;
-#                  the diagram tool links nothing from CUDA)
+#   KIT_INCLUDES   -Icommon -I$(CUDA_HOME)/include (oddeven.h and bitonic.h include
+#                  cuda_runtime_api.h; the diagram tool links nothing from CUDA)
 # May be overridden on the command line:
 #   DOXYGEN        doxygen (1.9.4 or newer)
 #   MATHJAX_DIR    Debian's libjs-mathjax (MathJax 2), copied next to the HTML
@@ -22,19 +22,25 @@ DOCS_OUT := $(BUILD)/docs
 DOCS_HTML := $(DOCS_OUT)/html
 DOCS_IMAGE_DIR := $(DOCS_OUT)/images
 NETWORK_DIAGRAM := $(BUILD)/tools/network_diagram
-DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg
+DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg \
+               $(DOCS_IMAGE_DIR)/bitonic_network_n16.svg
 
 # The parts of MathJax 2 the pages load (its unpacked/ sources and test/ pages are left out).
 DOCS_MATHJAX_PARTS := MathJax.js config extensions fonts jax localization
 
-$(NETWORK_DIAGRAM): tools/network_diagram.c labs/01-oddeven/oddeven.h common/keyflip.h \
-                    common/exit_codes.h
+$(NETWORK_DIAGRAM): tools/network_diagram.c labs/01-oddeven/oddeven.h labs/03-bitonic/bitonic.h \
+                    common/keyflip.h common/exit_codes.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(KIT_INCLUDES) -Ilabs/01-oddeven $< -o $@
+	$(CC) $(CFLAGS) $(KIT_INCLUDES) -Ilabs/01-oddeven -Ilabs/03-bitonic $< -o $@
 
 $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg: $(NETWORK_DIAGRAM)
 	@mkdir -p $(@D)
 	$(NETWORK_DIAGRAM) --lab oddeven -n 8 > $@.tmp
+	@mv $@.tmp $@
+
+$(DOCS_IMAGE_DIR)/bitonic_network_n16.svg: $(NETWORK_DIAGRAM)
+	@mkdir -p $(@D)
+	$(NETWORK_DIAGRAM) --lab bitonic -n 16 > $@.tmp
 	@mv $@.tmp $@
 
 .PHONY: docs docs-images

@@ -1,7 +1,7 @@
 /*
  * network_diagram: draws a sorting network's comparators as an SVG on stdout.
  *
- *     network_diagram [--lab oddeven] [-n N] > file.svg
+ *     network_diagram [--lab oddeven|bitonic] [-n N] > file.svg
  *
  * The program has two halves, so a later lab only adds a schedule:
  * - a schedule (here: odd-even transposition sort) fills a network: columns (one per phase
@@ -10,12 +10,13 @@
  *   step, each comparator a vertical segment with a dot on both of its wires.
  *
  * The odd-even schedule comes only from oddeven_pair_left() and oddeven_pair_count() of
- * labs/01-oddeven/oddeven.h, the functions the kernels and the tests use, so the handout's
- * picture is the schedule the lab runs. Build (no CUDA library is linked; the functions are
- * static inline):
+ * labs/01-oddeven/oddeven.h, the bitonic one only from bitonic_pair_low() and
+ * bitonic_descending_at() of labs/03-bitonic/bitonic.h: the functions the kernels and the
+ * tests use, so the handout's picture is the schedule the lab runs. Build (no CUDA library
+ * is linked; the functions are static inline):
  *
- *     gcc -std=c11 -Wall -Wextra -Icommon -Ilabs/01-oddeven -I$CUDA_HOME/include \
- *         tools/network_diagram.c -o build/tools/network_diagram
+ *     gcc -std=c11 -Wall -Wextra -Icommon -Ilabs/01-oddeven -Ilabs/03-bitonic \
+ *         -I$CUDA_HOME/include tools/network_diagram.c -o build/tools/network_diagram
  *
  * Exit status: 0 when the SVG was written, 2 (KIT_EXIT_USAGE) for a bad command line,
  * 1 when memory ran out or stdout could not be written.
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitonic.h"
 #include "exit_codes.h"
 #include "oddeven.h"
 
@@ -327,6 +329,46 @@ static int oddeven_network(network *net, unsigned n)
     return 0;
 }
 
+/**
+ * Bitonic sort of n keys (a power of two): one column per step (size, stride), comparator c
+ * between bitonic_pair_low(c, stride) and `stride` wires below, sending the larger key up
+ * where bitonic_descending_at() says so. Stages are shaded alternately.
+ */
+static int bitonic_network(network *net, unsigned n)
+{
+    unsigned steps = 0;
+    for (unsigned size = 2; size <= n; size *= 2) {
+        for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+            ++steps;
+        }
+    }
+    net->wires = n;
+    snprintf(net->title, sizeof net->title,
+             "Bitonic sort, n = %u: %u steps, %u comparators", n, steps, steps * (n / 2));
+
+    unsigned stage = 0;
+    for (unsigned size = 2; size <= n; size *= 2, ++stage) {
+        for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+            char label[48];
+            snprintf(label, sizeof label, "size %u\nstride %u", size, stride);
+            long col = network_add_column(net, label, (int)(stage & 1u));
+            if (col < 0) {
+                return -1;
+            }
+            for (unsigned c = 0; c < n / 2; ++c) {
+                unsigned lo = (unsigned)bitonic_pair_low(c, stride);
+                unsigned hi = lo + stride;
+                int down = bitonic_descending_at(lo, size, n, 0);
+                if (network_add_comparator(net, (unsigned)col, down ? hi : lo, down ? lo : hi) !=
+                    0) {
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------
  * Command line.
  * ------------------------------------------------------------------------------------------ */
@@ -334,9 +376,10 @@ static int oddeven_network(network *net, unsigned n)
 static void usage(FILE *out, const char *prog)
 {
     fprintf(out,
-            "usage: %s [--lab oddeven] [-n N] > file.svg\n"
+            "usage: %s [--lab oddeven|bitonic] [-n N] > file.svg\n"
             "Draws the comparator network of a lab's sort as an SVG on stdout.\n"
             "  --lab NAME  which network: oddeven (odd-even transposition sort; the default)\n"
+            "              or bitonic (bitonic sort; n a power of two)\n"
             "  -n N        number of keys, 1..%u (default 8)\n"
             "  -h, --help  this text\n",
             prog, MAX_WIRES);
@@ -396,8 +439,15 @@ int main(int argc, char **argv)
     int status;
     if (strcmp(lab, "oddeven") == 0) {
         status = oddeven_network(&net, n);
+    } else if (strcmp(lab, "bitonic") == 0) {
+        if (n < 2 || (n & (n - 1)) != 0) {
+            fprintf(stderr, "%s: the bitonic network needs n a power of two from 2 to %u, not %u\n",
+                    prog, MAX_WIRES, n);
+            return KIT_EXIT_USAGE;
+        }
+        status = bitonic_network(&net, n);
     } else {
-        fprintf(stderr, "%s: unknown lab '%s' (known: oddeven)\n", prog, lab);
+        fprintf(stderr, "%s: unknown lab '%s' (known: oddeven, bitonic)\n", prog, lab);
         return KIT_EXIT_USAGE;
     }
     if (status == 0) {
