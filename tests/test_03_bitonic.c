@@ -320,6 +320,21 @@ static const kit_dist all_dists[] = {
 /* A few that tell a lot: random, many duplicates, and the type's extremes. */
 static const kit_dist few_dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES};
 #define FEW_DISTS few_dists, sizeof few_dists / sizeof few_dists[0]
+/* The quick tests' inputs: random, one that moves every key, many duplicates. */
+static const kit_dist quick_dists[] = {KIT_DIST_UNIFORM, KIT_DIST_REVERSED, KIT_DIST_FEW_UNIQUE};
+
+/* Few inputs, every kernel path (one and two tiles, both directions, with and without
+ * values): the test compute-sanitizer runs (make gpu-check, grading/grade --sanitize). */
+static void test_tiles_quick(void)
+{
+    for (size_t k = 0; k < sizeof quick_dists / sizeof quick_dists[0]; k++) {
+        if (!check_tiles(BITONIC_TILE, quick_dists[k], 30, 0, 1) ||
+            !check_tiles(2 * BITONIC_TILE, quick_dists[k], 30, 1, 1)) {
+            return;
+        }
+    }
+    check_tiles(2 * BITONIC_TILE, KIT_DIST_UNIFORM, 30, 0, 0);
+}
 
 static void test_tiles_one_and_two(void)
 {
@@ -465,6 +480,19 @@ static int check_last_stage_sweep(const size_t *sizes, size_t count, const kit_d
         }
     }
     return 1;
+}
+
+static void test_global_quick(void)
+{
+    for (size_t k = 0; k < sizeof quick_dists / sizeof quick_dists[0]; k++) {
+        if (!check_global_steps(2 * BITONIC_TILE, 2 * BITONIC_TILE, BITONIC_TILE, quick_dists[k],
+                                40, (int)(k % 2), 1)) {
+            return;
+        }
+    }
+    /* Small strides, runs alternating, keys only. */
+    check_global_steps(64, 64, 1, KIT_DIST_UNIFORM, 40, 1, 0);
+    check_global_steps(64, 16, 1, KIT_DIST_UNIFORM, 40, 0, 1);
 }
 
 static void test_global_one_step(void)
@@ -619,6 +647,18 @@ static int check_shared_sweep(const size_t *sizes, size_t count, const kit_dist 
         }
     }
     return 1;
+}
+
+static void test_shared_quick(void)
+{
+    for (size_t k = 0; k < sizeof quick_dists / sizeof quick_dists[0]; k++) {
+        if (!check_shared_merge(2 * BITONIC_TILE, 2 * BITONIC_TILE, quick_dists[k], 50,
+                                (int)(k % 2), 1)) {
+            return;
+        }
+    }
+    /* A stage inside the tiles (runs alternating), keys only. */
+    check_shared_merge(2 * BITONIC_TILE, 256, KIT_DIST_UNIFORM, 50, 1, 0);
 }
 
 static void test_shared_two_tiles(void)
@@ -856,8 +896,9 @@ static int check_batch_shapes(const size_t (*shapes)[2], size_t shape_count, uin
 }
 
 /* Small inputs that still reach every kernel: n = 3000 pads to 4096, which is two tiles, a
- * global step, a shared merge, and the sentinel fix-up (the extremes hold UINT_MAX and 0). */
-static void test_sort_every_kernel_small(void)
+ * global step, a shared merge, and the sentinel fix-up (the extremes hold UINT_MAX and 0);
+ * 4096 needs no padding; 33 fits in one partial tile. */
+static void test_sort_quick(void)
 {
     const size_t sizes[] = {3000, 33, 2, 1, 0};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -867,6 +908,10 @@ static void test_sort_every_kernel_small(void)
                 return;
             }
         }
+    }
+    if (!check_sort(2 * BITONIC_TILE, KIT_DIST_REVERSED, 61, 0, 1) ||
+        !check_sort(100, KIT_DIST_FEW_UNIQUE, 61, 1, 0)) {
+        return;
     }
     const size_t shapes[][2] = {{5, 7}};
     unsigned int keys[35];
@@ -1020,13 +1065,15 @@ static void test_sort_large_batches(void)
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("3.1_tiles", 1);
-    kit_add_sanitized_test(s, "one_and_two_tiles", test_tiles_one_and_two);
+    kit_add_sanitized_test(s, "quick", test_tiles_quick);
+    kit_add_test(s, "one_and_two_tiles", test_tiles_one_and_two);
     kit_add_test(s, "many_tiles", test_tiles_many);
     kit_add_test(s, "keys_only", test_tiles_keys_only);
     kit_add_test(s, "large_2_24", test_tiles_large);
 
     s = kit_add_suite("3.2_merge_global", 1);
-    kit_add_sanitized_test(s, "one_step_two_tiles", test_global_one_step);
+    kit_add_sanitized_test(s, "quick", test_global_quick);
+    kit_add_test(s, "one_step_two_tiles", test_global_one_step);
     kit_add_test(s, "whole_network_small_n", test_global_whole_network_small);
     kit_add_test(s, "last_stages", test_global_last_stages);
     kit_add_test(s, "alternating_runs", test_global_alternating_runs);
@@ -1034,7 +1081,8 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24", test_global_large);
 
     s = kit_add_suite("3.3_merge_shared", 1);
-    kit_add_sanitized_test(s, "two_tiles", test_shared_two_tiles);
+    kit_add_sanitized_test(s, "quick", test_shared_quick);
+    kit_add_test(s, "two_tiles", test_shared_two_tiles);
     kit_add_test(s, "stages_inside_a_tile", test_shared_stages_inside_a_tile);
     kit_add_test(s, "last_stages", test_shared_last_stages);
     kit_add_test(s, "alternating_runs", test_shared_alternating_runs);
@@ -1042,7 +1090,7 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24", test_shared_large);
 
     s = kit_add_suite("3.4_sort", 1);
-    kit_add_sanitized_test(s, "every_kernel_small", test_sort_every_kernel_small);
+    kit_add_sanitized_test(s, "quick", test_sort_quick);
     kit_add_test(s, "small_sizes", test_sort_small_sizes);
     kit_add_test(s, "medium_sizes", test_sort_medium_sizes);
     kit_add_test(s, "keys_only", test_sort_keys_only);

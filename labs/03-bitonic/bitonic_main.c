@@ -2,9 +2,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "baselines.h"
 #include "bitonic.h"
 #include "cuda_check.h"
 #include "driver.h"
@@ -104,20 +102,6 @@ static cudaError_t trace_network(unsigned int *d_keys, unsigned int *keys, size_
     return err;
 }
 
-/* After --bench: the copy bandwidth, which sets the floor of a sort made of full passes over
- * global memory (handout, questions). */
-static void print_copy_bandwidth(void)
-{
-    const size_t bytes = ((size_t)1 << 24) * 2 * sizeof(unsigned int); /* 2^24 pairs */
-    double gbps = 0;
-    if (kit_baseline_copy_gbps(bytes, 5, &gbps) == cudaSuccess) {
-        printf("device-to-device copy of %zu MiB: %.0f GB/s, counting bytes read and written.\n"
-               "A pass over n pairs reads and writes 16 n bytes (keys only: 8 n): the sort "
-               "takes at least passes x 16 n / bandwidth.\n",
-               bytes >> 20, gbps);
-    }
-}
-
 static const size_t bench_sizes[] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 26, 0};
 
 int main(int argc, char **argv)
@@ -132,12 +116,5 @@ int main(int argc, char **argv)
         .trace_max_n = 32,
         .bench_sizes = bench_sizes,
     };
-    int status = kit_driver_main(argc, argv, &lab);
-    for (int i = 1; i < argc && status == 0; i++) {
-        if (strcmp(argv[i], "--bench") == 0) {
-            print_copy_bandwidth();
-            break;
-        }
-    }
-    return status;
+    return kit_driver_main(argc, argv, &lab);
 }
