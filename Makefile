@@ -46,8 +46,8 @@ RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
 HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
 TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe
 
-.PHONY: all help deps check check-host check-skeletons check-gpu skeletons grade docs clean \
-        gpu-check FORCE
+.PHONY: all help deps check check-host check-skeletons check-gpu check-grader skeletons grade \
+        docs clean gpu-check FORCE
 .DEFAULT_GOAL := all
 
 help:
@@ -174,7 +174,7 @@ check-skeletons: $(BUILD)/tools/skeleton
 grade:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	@bash grading/grade --build $(BUILD) $(if $(LAB),--lab $(LAB)) labs
+	@python3 grading/grade --build $(BUILD) --out $(BUILD)/grade/student $(if $(LAB),--lab $(LAB)) labs
 
 check-host: all
 	$(BUILD)/test_common
@@ -187,7 +187,11 @@ check:
 	@$(MAKE) --no-print-directory check-host
 	@$(MAKE) --no-print-directory check-skeletons
 	@$(MAKE) --no-print-directory docs
+	@$(MAKE) --no-print-directory check-grader
 	@$(MAKE) --no-print-directory check-gpu
+
+check-grader: all
+	@python3 grading/tests/test_grader.py --build $(BUILD)
 
 gpu-check: all
 	@bash tools/gpu_check.sh $(BUILD) $(LABS)

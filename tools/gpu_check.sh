@@ -78,10 +78,10 @@ for lab in "$@"; do
         expect 4 "$build/student/bin/$name" -n 1000 --check
 done
 
-run_step "grade skeleton (labs/ as shipped)" "$out/grade.log" \
-    bash grading/grade --build "$build" labs
-run_step "grade solution (solution built as the student file)" "$out/grade.log" \
-    bash grading/grade --build "$build" --variant solution labs
+run_step "grade skeleton (labs/ as shipped: expect 0 points)" "$out/grade.log" \
+    python3 grading/grade --build "$build" --out "$out/grade-skeleton" labs
+run_step "grade solution (solutions/ as a submission: expect every point)" "$out/grade.log" \
+    python3 grading/grade --build "$build" --out "$out/grade-solution" --sanitize solutions
 
 for lab in "$@"; do
     name=${lab#*-}

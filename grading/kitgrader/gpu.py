@@ -1,0 +1,110 @@
+"""Is a GPU here, is it free, and which GPUs may the grader use.
+
+The answer to "is a GPU here" comes from the kit's own build/tools/gpu_probe (exit 0: ready,
+3: not), run with the environment the tests will have (CUDA_VISIBLE_DEVICES), so it sees
+what they see. "Is it free" asks nvidia-smi, when there is one, for compute processes on
+that GPU: another job's kernels would make time limits and speed points unfair.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+from . import GraderError, NoGpu
+from .run import run_limited
+
+PROBE_TIME_LIMIT_S = 60.0
+
+
+def gpu_env(gpu=None, base=None):
+    """The environment for processes that must use one GPU (None: as the grader was given)."""
+    env = dict(os.environ if base is None else base)
+    if gpu is not None:
+        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the numbering nvidia-smi uses
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    return env
+
+
+def probe(kit, env):
+    """(ready, the probe's one line)."""
+    if not kit.gpu_probe.exists():
+        raise GraderError(f"{kit.gpu_probe} is missing: run make first")
+    result = run_limited([kit.gpu_probe], time_limit=PROBE_TIME_LIMIT_S, env=env)
+    line = result.output.strip().splitlines()[-1] if result.output.strip() else ""
+    if result.timed_out:
+        return False, "the GPU probe did not answer within a minute (a GPU that hangs?)"
+    return result.exit_code == 0, line or f"gpu_probe exit {result.exit_code}"
+
+
+def require_gpu(kit, env, retries=0, wait_s=3.0):
+    """Raises NoGpu with the probe's reason unless the GPU is ready (after a few tries)."""
+    ready, line = probe(kit, env)
+    while not ready and retries > 0:
+        time.sleep(wait_s)
+        retries -= 1
+        ready, line = probe(kit, env)
+    if not ready:
+        where = env.get("CUDA_VISIBLE_DEVICES")
+        gpu = f" (CUDA_VISIBLE_DEVICES={where})" if where is not None else ""
+        raise NoGpu(f"grading needs an NVIDIA GPU, and none is usable here{gpu}: "
+                    f"{line.replace('no usable GPU: ', '')}")
+    return line
+
+
+def _smi(*query):
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    try:
+        proc = subprocess.run([smi, *query, "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return [[c.strip() for c in line.split(",")] for line in proc.stdout.splitlines()
+            if line.strip()]
+
+
+def all_gpus():
+    """nvidia-smi's GPU numbers, or None when there is no nvidia-smi."""
+    rows = _smi("--query-gpu=index,uuid")
+    return [row[0] for row in rows] if rows else None
+
+
+def choose_gpus(requested):
+    """The GPUs to grade on: --gpus, else CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi
+    lists, else [None] (let CUDA pick)."""
+    if requested:
+        return [g.strip() for g in requested.split(",") if g.strip()]
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip():
+        return [g.strip() for g in visible.split(",") if g.strip()]
+    return all_gpus() or [None]
+
+
+def busy_with(gpu):
+    """Descriptions of other compute processes on this GPU ([] if free or unknown)."""
+    gpus = _smi("--query-gpu=index,uuid")
+    apps = _smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory")
+    if not gpus or not apps:
+        return []
+    if gpu is None:
+        uuids = {row[1] for row in gpus}
+    else:
+        uuids = {row[1] for row in gpus if gpu in (row[0], row[1])}
+    mine = os.getpid()
+    return [f"pid {row[1]} ({row[2]}, {row[3]} MiB)" for row in apps
+            if len(row) >= 4 and row[0] in uuids and row[1] != str(mine)]
+
+
+def require_free(gpu):
+    others = busy_with(gpu)
+    if others:
+        which = f"GPU {gpu}" if gpu is not None else "the GPU"
+        raise NoGpu(f"{which} is in use by {', '.join(others)}: time limits and speed points "
+                    "would not be fair. Wait for it, choose another with --gpus, or grade "
+                    "anyway with --allow-busy-gpu")

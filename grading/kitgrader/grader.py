@@ -1,0 +1,341 @@
+"""Grading one submission, lab by lab.
+
+Before any submission: GradingContext.prepare() checks that `make` built what each lab needs,
+lists each lab's tests from the kit's own binary, checks the rubric against them, reads the
+kit's symbols, and links the reference solution's timed driver (for speed points).
+
+Per lab of a submission (each on its own: one lab's trouble never stops the next):
+  1. take only the lab's student file, into a folder the grader owns;
+  2. compile it alone with nvcc (an error: 0 points, the compiler's message);
+  3. read its symbols: a library sort or a reach around the tests scores 0 (forbidden.py);
+  4. link it with the kit's runner, suites and libraries;
+  5. run each test in its own process group, with the rubric's time limit (run.py);
+  6. if the lab is correct and the rubric gives speed points, time it against the reference;
+  7. with --sanitize, run compute-sanitizer on its small tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import GraderError, NoGpu
+from . import build, forbidden, gpu, sanitize, speed
+from .discover import check_source, find_student_file
+from .results import (COMPILE_ERROR, FORBIDDEN, GRADED, LINK_ERROR, MISSING, REJECTED,
+                      LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
+from .rubric import check_against_tests
+from .run import (CRASHED, FAILED, OUTPUT_LIMIT, SKIPPED, TIMEOUT, NOT_RUN, TestRun, list_tests,
+                  run_test)
+
+
+@dataclass
+class Options:
+    sanitize: bool = False
+    time_limit: float = None  # overrides every test's limit
+    max_time: float = None  # a submission's whole grading, in seconds
+    gpu_check: bool = True  # False only for the grader's own tests (--no-gpu-check)
+    sanitizer: str = None  # the compute-sanitizer command
+    keep_work: bool = False
+    output_limit: int = OUTPUT_LIMIT
+
+
+@dataclass
+class LabPlan:
+    """What is known about a lab before grading anyone."""
+
+    lab: object
+    tests: list  # run.TestInfo, in -l order
+    symbols: object  # forbidden.KitSymbols
+    reference_driver: Path = None  # the reference solution's timed driver
+    speed_note: str = ""  # why there are no speed points, when there are none
+
+
+def log_name(test_id):
+    return test_id.replace("/", ".") + ".log"
+
+
+class GradingContext:
+    def __init__(self, kit, labs, options, work_root):
+        self.kit = kit
+        self.labs = labs
+        self.options = options
+        self.work_root = Path(work_root)
+        self.toolchain = None
+        self.plans = {}
+
+    def prepare(self):
+        missing = {lab.id: lab.missing_parts() for lab in self.labs}
+        missing = {k: v for k, v in missing.items() if v}
+        if missing:
+            lines = [f"  {lab}: {', '.join(parts)}" for lab, parts in missing.items()]
+            raise GraderError("the kit is not built for grading (run make first); missing:\n"
+                              + "\n".join(lines))
+        self.toolchain = build.load_toolchain(self.kit.grading_env)
+        for lab in self.labs:
+            self.toolchain.flags_for(lab.id)
+            try:
+                tests = list_tests(lab.lister)
+            except RuntimeError as err:
+                raise GraderError(f"cannot list the tests of {lab.id}: {err}")
+            if not tests:
+                raise GraderError(f"{lab.lister} -l lists no tests")
+            suites = list(dict.fromkeys(t.suite for t in tests))
+            problems = check_against_tests(lab.rubric, suites)
+            if problems:
+                raise GraderError("\n".join(problems))
+            for suite in suites:
+                lab.rubric.rule(suite)  # suites not in the rubric: known, worth nothing
+            plan = LabPlan(lab=lab, tests=tests, symbols=forbidden.kit_symbols(lab))
+            self._prepare_speed(plan)
+            self.plans[lab.id] = plan
+
+    def _prepare_speed(self, plan):
+        rule = plan.lab.rubric.speed
+        if not rule or rule.points <= 0:
+            return
+        missing = plan.lab.speed_parts_missing()
+        if missing:
+            plan.speed_note = f"speed not measured: missing {', '.join(missing)} (run make)"
+            return
+        folder = self.work_root / "reference" / plan.lab.id
+        folder.mkdir(parents=True, exist_ok=True)
+        out = folder / f"{plan.lab.name}_timed"
+        step = build.link_timed_driver(self.toolchain, plan.lab, plan.lab.solution_obj, out)
+        if not step.ok:
+            plan.speed_note = f"speed not measured: linking the reference failed: {step.message}"
+            return
+        plan.reference_driver = out
+
+    def time_bound(self, labs):
+        """The most a submission's grading can take with these limits (plus a little)."""
+        total = 0.0
+        for lab in labs:
+            plan = self.plans[lab.id]
+            total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
+            total += sum(self.test_limit(lab, t.suite) for t in plan.tests)
+            if plan.reference_driver is not None:
+                total += 2 * speed.ROUNDS * lab.rubric.speed.time_limit_s
+            if self.options.sanitize:
+                rule = lab.rubric.sanitizer
+                total += (len(sanitize.choose_tests(rule, plan.tests)) * len(rule.tools)
+                          * rule.time_limit_s)
+        if self.options.max_time:
+            total = min(total, self.options.max_time)
+        return total
+
+    def test_limit(self, lab, suite):
+        if self.options.time_limit:
+            return self.options.time_limit
+        return lab.rubric.time_limit(suite)
+
+
+class SubmissionGrader:
+    """Grades one submission folder; see the module's comment."""
+
+    def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None):
+        self.ctx = context
+        self.name = name
+        self.submission = Path(submission)
+        self.out = Path(out_dir)
+        self.gpu_id = gpu_id
+        self.labs = labs if labs is not None else context.labs
+        self.env = gpu.gpu_env(gpu_id)
+        self.echo = echo or (lambda text: None)
+        self.deadline = None
+
+    # ---- the whole submission ----------------------------------------------------------------
+
+    def grade(self):
+        opts = self.ctx.options
+        result = SubmissionResult(name=self.name, path=str(self.submission))
+        result.time_bound = self.ctx.time_bound(self.labs)
+        start = time.monotonic()
+        if opts.max_time:
+            self.deadline = start + opts.max_time
+        self.work = self.out / "work"
+        shutil.rmtree(self.work, ignore_errors=True)
+        shutil.rmtree(self.out / "logs", ignore_errors=True)
+        try:
+            if opts.gpu_check:
+                result.gpu = gpu.require_gpu(self.ctx.kit, self.env)
+            for lab in self.labs:
+                result.labs.append(self.grade_lab(lab))
+        except NoGpu as err:
+            result.error, result.exit_code = str(err), err.exit_code
+        finally:
+            result.elapsed = time.monotonic() - start
+            if not opts.keep_work:
+                shutil.rmtree(self.work, ignore_errors=True)
+        if result.skipped:
+            result.notes.append(f"{result.skipped} tests were skipped (no GPU): the score is "
+                                "not a grade")
+        return result
+
+    # ---- one lab --------------------------------------------------------------------------------
+
+    def grade_lab(self, lab):
+        plan = self.ctx.plans[lab.id]
+        started = time.monotonic()
+        result = LabResult(lab=lab)
+        result.logs = str(self.out / "logs" / lab.id)
+        Path(result.logs).mkdir(parents=True, exist_ok=True)
+        for test in plan.tests:
+            suite = result.suites.setdefault(
+                test.suite, SuiteResult(test.suite, lab.rubric.rule(test.suite)))
+            suite.runs.append(TestRun(test=test, status=NOT_RUN))
+        # Suites in rubric order, then any others in the order of the tests.
+        order = [s for s in lab.rubric.suites if s in result.suites]
+        result.suites = {name: result.suites[name] for name in order}
+        rule = lab.rubric.speed
+        if rule and rule.points > 0:
+            result.speed = SpeedOutcome(
+                max_points=rule.points if plan.reference_driver else 0.0,
+                message=plan.speed_note or "not measured")
+        try:
+            self._grade_lab_steps(lab, plan, result)
+        finally:
+            result.elapsed = time.monotonic() - started
+        return result
+
+    def _stop(self, result, status, message):
+        result.status, result.message = status, message
+        result.not_run(f"not run: {status}")
+        if result.speed:
+            result.speed.message = f"not measured: {status}"
+
+    def _grade_lab_steps(self, lab, plan, result):
+        opts = self.ctx.options
+        source = find_student_file(self.submission, lab)
+        if source is None:
+            self._stop(result, MISSING, f"no {lab.student_file} in the submission")
+            return
+        result.source = str(source)
+        problem = check_source(source)
+        if problem:
+            self._stop(result, REJECTED, problem)
+            return
+        work = self.work / lab.id
+        work.mkdir(parents=True, exist_ok=True)
+        copy = work / lab.student_file
+        shutil.copyfile(source, copy)
+        logs = Path(result.logs)
+
+        self.echo(f"{lab.id}: compiling {lab.student_file}")
+        obj = work / f"{lab.id}.o"
+        step = build.compile_student(self.ctx.toolchain, lab, copy, obj)
+        (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
+        if not step.ok:
+            self._stop(result, COMPILE_ERROR, step.message)
+            return
+        findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden)
+        if findings:
+            message = forbidden.summary(findings, lab.student_file)
+            (logs / "forbidden.log").write_text(message + "\n")
+            self._stop(result, FORBIDDEN, message)
+            return
+        binary = work / f"test_{lab.symbol_id}"
+        step = build.link_tests(self.ctx.toolchain, lab, obj, binary)
+        with open(logs / "build.log", "a") as log:
+            log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
+        if not step.ok:
+            self._stop(result, LINK_ERROR, step.message)
+            return
+
+        for suite in result.suites.values():
+            for i, run in enumerate(suite.runs):
+                suite.runs[i] = self._run_one(lab, binary, run.test, work, logs)
+        self._speed(lab, plan, obj, work, logs, result)
+        if opts.sanitize:
+            self._sanitize(lab, plan, binary, work, logs, result)
+
+    def _out_of_time(self):
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def _run_one(self, lab, binary, test, work, logs):
+        opts = self.ctx.options
+        if self._out_of_time():
+            return TestRun(test=test, status=NOT_RUN,
+                           message=f"not run: this submission used up its {opts.max_time:g} s "
+                                   "of grading time")
+        limit = self.ctx.test_limit(lab, test.suite)
+        self.echo(f"{lab.id}: {test.id}")
+        run, process = run_test(binary, test, time_limit=limit, env=self.env, cwd=work,
+                                output_limit=opts.output_limit)
+        log = logs / log_name(test.id)
+        log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
+                       f"status: {run.status}; exit code {process.exit_code}, signal "
+                       f"{process.signal}, {process.output_bytes} bytes of output, "
+                       f"{process.elapsed:.2f} s\n{run.message}\n---\n{process.output}")
+        run.log = str(log)
+        if opts.gpu_check and run.status in (TIMEOUT, CRASHED):
+            # Killing a process in the middle of a kernel must leave the GPU usable.
+            gpu.require_gpu(self.ctx.kit, self.env, retries=3)
+        if opts.gpu_check and run.status == SKIPPED:
+            gpu.require_gpu(self.ctx.kit, self.env, retries=3)  # NoGpu: the GPU went away
+            run.status = FAILED
+            run.message = ("the test found no usable GPU although the GPU is ready: does the "
+                           "lab's code break CUDA before the test starts?")
+        return run
+
+    def _speed(self, lab, plan, obj, work, logs, result):
+        outcome = result.speed
+        if outcome is None or plan.reference_driver is None:
+            return
+        rule = lab.rubric.speed
+        if not result.correct_for_speed():
+            needed = ", ".join(lab.rubric.required_for_speed())
+            outcome.message = f"not measured: needs every test of {needed} to pass"
+            return
+        if self._out_of_time():
+            outcome.message = "not measured: this submission used up its grading time"
+            return
+        driver = work / f"{lab.name}_timed"
+        step = build.link_timed_driver(self.ctx.toolchain, lab, obj, driver)
+        if not step.ok:
+            outcome.message = f"not measured: linking the driver failed: {step.message}"
+            return
+        self.echo(f"{lab.id}: speed")
+        measured = speed.measure(driver, plan.reference_driver, rule.args, self.env,
+                                 rule.time_limit_s)
+        (logs / "speed.log").write_text(measured.log + "\n")
+        outcome.log = measured.log
+        if not measured.measured:
+            if measured.message.startswith("the reference"):
+                outcome.max_points = 0.0  # not the student's fault: not counted
+            outcome.message = f"not measured: {measured.message}"
+            return
+        outcome.ratio = measured.ratio
+        outcome.student_ms, outcome.reference_ms = measured.student_ms, measured.reference_ms
+        outcome.points = speed.speed_points(measured.ratio, rule.points, rule.full_ratio,
+                                            rule.zero_ratio)
+        outcome.message = (f"{measured.ratio:.2f}x the reference's time ({measured.student_ms:.2f}"
+                           f" ms vs {measured.reference_ms:.2f} ms; full points up to "
+                           f"{rule.full_ratio:g}x, none from {rule.zero_ratio:g}x)")
+
+    def _sanitize(self, lab, plan, binary, work, logs, result):
+        rule = lab.rubric.sanitizer
+        tool_path = sanitize.find_sanitizer(self.ctx.toolchain, self.ctx.options.sanitizer)
+        if not tool_path:
+            result.sanitizer_note = "compute-sanitizer not found: not run"
+            return
+        tests = sanitize.choose_tests(rule, plan.tests)
+        if not tests:
+            result.sanitizer_note = "no test of this lab is marked [sanitize]: not run"
+            return
+        for test_id in tests:
+            for tool in rule.tools:
+                if self._out_of_time():
+                    result.sanitizer_note = "not all run: the submission's grading time ran out"
+                    return
+                self.echo(f"{lab.id}: {tool} {test_id}")
+                log = logs / f"{tool}.{log_name(test_id)}"
+                run = sanitize.run_tool(tool_path, tool, binary, test_id, log, self.env,
+                                        rule.time_limit_s, cwd=work)
+                log.write_text(run.log)
+                run.log = str(log)
+                result.sanitizer.append(run)
+        if rule.deduction > 0 and any(r.status == "found" for r in result.sanitizer):
+            result.deduction = rule.deduction

@@ -1,0 +1,230 @@
+"""What grading shows: the terminal table, results.json (Gradescope's format), the gradebook.
+
+results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+    {"score", "max_score", "execution_time", "output", "visibility", "stdout_visibility",
+     "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
+                "visibility", "tags"}...],
+     "extra_data": {per-lab scores and states, the GPU, the time bound}}
+with one entry per test (its share of its suite's points; a bonus suite's tests have
+max_score 0), and per lab, when there is something to say, an entry for its build, its
+speed points and compute-sanitizer's findings.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+from .results import GRADED
+from .run import NOT_RUN, PASSED
+
+OUTPUT_IN_JSON = 6000  # characters of a test's output kept in results.json
+MESSAGE_WIDTH = 96
+
+
+def fmt(points):
+    return f"{points:.2f}".rstrip("0").rstrip(".") if points != int(points) else f"{points:.0f}"
+
+
+def _relative(path):
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    except ValueError:
+        return path
+
+
+def _short(text, width=MESSAGE_WIDTH):
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# ---- the terminal -------------------------------------------------------------------------
+
+
+def lab_table(lab, verbose=False):
+    lines = []
+    where = _relative(lab.source) if lab.source else lab.lab.student_file
+    lines.append(f"== {lab.lab.id}: {fmt(lab.score)} / {fmt(lab.max_score)} points   ({where})")
+    if lab.status != GRADED:
+        lines.append(f"   {lab.status.upper()}: 0 points for the lab")
+        message = [line.rstrip() for line in lab.message.splitlines() if line.strip()]
+        for line in message[:20]:
+            lines.append(f"     {line}")
+        if len(message) > 20:
+            lines.append(f"     [... the whole message is in {lab.logs}]")
+        return lines
+    lines.append(f"   {'part':<26} {'score':>7} {'max':>7} {'tests':>6}  first failure")
+    for suite in lab.suites.values():
+        label = suite.name + (" (bonus)" if suite.rule.bonus else "")
+        if not suite.rule.in_rubric:
+            label += " (no points)"
+        max_text = ("+" + fmt(suite.rule.points)) if suite.rule.bonus else fmt(suite.max_points)
+        tests = f"{suite.passed}/{len(suite.runs)}"
+        lines.append(f"   {label:<26} {fmt(suite.points):>7} {max_text:>7} {tests:>6}  "
+                     f"{_short(suite.first_failure())}")
+        if verbose:
+            for run in suite.runs:
+                mark = "PASS" if run.status == PASSED else run.status.upper()
+                lines.append(f"       {mark:<8} {run.test.name} ({run.elapsed:.1f} s)"
+                             + (f"  {_short(run.message, 80)}" if run.status != PASSED else ""))
+    if lab.speed:
+        lines.append(f"   {'speed':<26} {fmt(lab.speed.points):>7} "
+                     f"{fmt(lab.speed.max_points):>7} {'-':>6}  {_short(lab.speed.message)}")
+    if lab.sanitizer or lab.sanitizer_note:
+        found = [r for r in lab.sanitizer if r.status != "clean"]
+        text = lab.sanitizer_note or ("nothing found" if not found else
+                                      "; ".join(r.message for r in found))
+        lines.append(f"   {'compute-sanitizer':<26} {fmt(-lab.deduction):>7} {'-':>7} {'-':>6}  "
+                     f"{_short(text)}")
+        for run in found:
+            for finding in run.findings[:3]:
+                for i, line in enumerate(finding.splitlines()):
+                    lead = f"{run.tool}: " if i == 0 else " " * (len(run.tool) + 4)
+                    lines.append(f"       {lead}{line.strip()}")
+    return lines
+
+
+def submission_table(sub, verbose=False, out_dir=None):
+    lines = []
+    for lab in sub.labs:
+        lines += lab_table(lab, verbose)
+        lines.append("")
+    if sub.error:
+        lines.append(f"NOT GRADED: {sub.error}")
+    passed = sum(lab.count(PASSED) for lab in sub.labs)
+    skipped = sub.skipped
+    not_run = sum(lab.count(NOT_RUN) for lab in sub.labs)
+    failed = sum(len(lab.runs()) for lab in sub.labs) - passed - skipped - not_run
+    lines.append(f"total {fmt(sub.score)} / {fmt(sub.max_score)} points ({len(sub.labs)} "
+                 f"lab{'s' if len(sub.labs) != 1 else ''}); tests: {passed} passed, "
+                 f"{failed} failed" + (f", {skipped} skipped" if skipped else "")
+                 + (f", {not_run} not run" if not_run else ""))
+    time_line = f"time {sub.elapsed:.1f} s (bound {sub.time_bound:.0f} s)"
+    if sub.gpu:
+        time_line += f"; {sub.gpu}"
+    lines.append(time_line)
+    for note in sub.notes:
+        lines.append(f"note: {note}")
+    if out_dir:
+        lines.append(f"results: {Path(out_dir) / 'results.json'}   logs: {Path(out_dir) / 'logs'}/")
+    return "\n".join(lines)
+
+
+# ---- results.json -------------------------------------------------------------------------
+
+
+def _status(ok):
+    return "passed" if ok else "failed"
+
+
+def _test_output(run):
+    text = run.message or ("passed" if run.status == PASSED else run.status)
+    if run.output and run.status != PASSED:
+        out = run.output
+        if len(out) > OUTPUT_IN_JSON:
+            out = out[:OUTPUT_IN_JSON // 2] + "\n[...]\n" + out[-OUTPUT_IN_JSON // 2:]
+        text += "\n\n" + out
+    return text
+
+
+def results_json(sub):
+    tests = []
+    for lab in sub.labs:
+        rid = lab.lab.id
+        if lab.status != GRADED:
+            tests.append({"name": f"{rid} build", "score": 0.0, "max_score": 0.0,
+                          "status": "failed", "output": f"{lab.status}: {lab.message}",
+                          "visibility": "visible", "tags": [rid]})
+        for suite in lab.suites.values():
+            share = suite.test_points()
+            for run in suite.runs:
+                visibility = suite.rule.test_visibility.get(run.test.name, suite.rule.visibility)
+                ok = run.status == PASSED
+                tests.append({
+                    "name": f"{rid} {run.test.id}",
+                    "score": round(share if ok else 0.0, 4),
+                    "max_score": 0.0 if suite.rule.bonus else round(share, 4),
+                    "status": _status(ok),
+                    "output": _test_output(run),
+                    "visibility": visibility,
+                    "tags": [rid, suite.name] + (["bonus"] if suite.rule.bonus else []),
+                })
+        if lab.speed and (lab.speed.max_points > 0 or lab.speed.points > 0):
+            tests.append({"name": f"{rid} speed", "score": round(lab.speed.points, 4),
+                          "max_score": round(lab.speed.max_points, 4),
+                          "status": _status(lab.speed.points >= lab.speed.max_points),
+                          "output": lab.speed.message, "visibility":
+                              lab.lab.rubric.speed.visibility, "tags": [rid, "speed"]})
+        if lab.sanitizer or lab.sanitizer_note:
+            found = [r for r in lab.sanitizer if r.status != "clean"]
+            parts = [lab.sanitizer_note] if lab.sanitizer_note else []
+            for r in lab.sanitizer:
+                parts.append(r.message + "".join("\n  " + f.replace("\n", "\n  ")
+                                                 for f in r.findings))
+            text = "\n".join(parts)
+            tests.append({"name": f"{rid} compute-sanitizer", "score": -round(lab.deduction, 4),
+                          "max_score": 0.0, "status": _status(not found),
+                          "output": text.strip() or "nothing found", "visibility": "visible",
+                          "tags": [rid, "sanitizer"]})
+    return {
+        "score": round(sub.score, 4),
+        "max_score": round(sub.max_score, 4),
+        "execution_time": round(sub.elapsed, 1),
+        "output": submission_table(sub),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {
+            "submission": sub.name,
+            "labs": {lab.lab.id: {"score": round(lab.score, 4),
+                                  "max_score": round(lab.max_score, 4),
+                                  "status": lab.status, "message": lab.message[:2000]}
+                     for lab in sub.labs},
+            "gpu": sub.gpu,
+            "time_bound_s": round(sub.time_bound, 1),
+            "notes": sub.notes,
+        },
+    }
+
+
+def write_submission(sub, out_dir, verbose=False):
+    """results.json (unless the grader could not grade) and grade.log, in out_dir."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = out_dir / "results.json"
+    if results.exists():
+        results.unlink()
+    table = submission_table(sub, verbose=True, out_dir=out_dir)
+    (out_dir / "grade.log").write_text(table + "\n")
+    if not sub.error:
+        results.write_text(json.dumps(results_json(sub), indent=2) + "\n")
+    return submission_table(sub, verbose=verbose, out_dir=out_dir)
+
+
+# ---- the gradebook ------------------------------------------------------------------------
+
+
+def write_gradebook(path, subs, lab_ids):
+    """One row per student, a column per lab, the total; why, when a student was not graded."""
+    path = Path(path)
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds", "notes"])
+        for sub in sorted(subs, key=lambda s: s.name):
+            if sub.error:
+                out.writerow([sub.name, *([""] * len(lab_ids)), "", "", "not graded", 
+                              f"{sub.elapsed:.0f}", sub.error])
+                continue
+            cells = []
+            notes = []
+            for lab_id in lab_ids:
+                lab = sub.lab(lab_id)
+                cells.append(fmt(lab.score) if lab else "")
+                if lab and lab.status != GRADED:
+                    notes.append(f"{lab_id}: {lab.status}")
+            notes += sub.notes
+            out.writerow([sub.name, *cells, fmt(sub.score), fmt(sub.max_score), "graded",
+                          f"{sub.elapsed:.0f}", "; ".join(notes)])
+    return path

@@ -1,0 +1,430 @@
+"""Running a process under limits, and running one test of a lab through the result channel.
+
+Every process the grader starts runs in a session (so a process group) of its own. When it
+runs past its time limit, prints more than its output limit, or ends while something it
+started still holds its output open, the whole group is killed with SIGKILL: a kernel that
+never ends, a host loop, or a child left behind costs that one test and nothing else.
+
+The result channel: for a test, the grader makes a pipe and a fresh random token, and passes
+the pipe's write end and the token in KIT_RESULT_FD and KIT_RESULT_TOKEN. The kit's runner
+(tests/runner.c) takes both out of its environment before anything else runs, and writes one
+line, `<token> <passed> <failed> <skipped>`, at its very end. A test scores only when its
+process exits with status 0 AND that one line arrives with the right token and says 1 passed,
+0 failed. What the process prints is kept for the student to read, never scored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from . import Interrupted
+
+KEEP_BYTES = 64 * 1024  # output kept per process: the first 48 KiB and the last 16 KiB
+OUTPUT_LIMIT = 8 * 1024 * 1024  # more output than this and the process is stopped
+EXIT_GRACE_S = 2.0  # how long output may stay open after the process itself has ended
+CHANNEL_BYTES = 4096  # more than this on the result channel is tampering
+
+# ---- every running process group, so Ctrl-C or SIGTERM can end them all ----------------------
+
+_running = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_everything():
+    """Kills every process group the grader started, and makes new runs refuse to start."""
+    _stopping.set()
+    with _running_lock:
+        groups = list(_running)
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def stopping():
+    return _stopping.is_set()
+
+
+# ---- output kept: head and tail ------------------------------------------------------------
+
+
+class OutputKeeper:
+    """Keeps the first and the last part of a stream, and counts all of it."""
+
+    def __init__(self, keep=KEEP_BYTES):
+        self.head_limit = keep * 3 // 4
+        self.tail_limit = keep - self.head_limit
+        self.head = bytearray()
+        self.tail = deque()
+        self.tail_bytes = 0
+        self.total = 0
+
+    def add(self, data):
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail.append(bytes(data))
+            self.tail_bytes += len(data)
+            while self.tail and self.tail_bytes - len(self.tail[0]) >= self.tail_limit:
+                self.tail_bytes -= len(self.tail.popleft())
+
+    def text(self):
+        head = self.head.decode("utf-8", "replace")
+        tail = b"".join(self.tail)[-self.tail_limit :] if self.tail else b""
+        dropped = self.total - len(self.head) - len(tail)
+        if dropped > 0:
+            head += f"\n[... {dropped} bytes of output left out ...]\n"
+        return head + tail.decode("utf-8", "replace")
+
+
+# ---- one process under limits ---------------------------------------------------------------
+
+
+@dataclass
+class ProcessResult:
+    """What the grader saw of one process."""
+
+    argv: list
+    exit_code: int = None  # the status it exited with; None when killed by a signal
+    signal: int = None  # the signal that ended it (SIGKILL when the grader killed it)
+    timed_out: bool = False  # still running at the time limit
+    flooded: bool = False  # printed more than the output limit
+    start_error: str = None  # could not be started at all (no such file, ...)
+    elapsed: float = 0.0
+    output: str = ""  # stdout and stderr together, head and tail kept
+    output_bytes: int = 0
+    channel: bytes = b""  # what arrived on the result channel
+    token: str = None  # the token this run was given
+
+    def channel_lines(self):
+        return self.channel.decode("utf-8", "replace").splitlines()
+
+
+def run_limited(
+    argv,
+    *,
+    time_limit,
+    cwd=None,
+    env=None,
+    channel=False,
+    keep_bytes=KEEP_BYTES,
+    output_limit=OUTPUT_LIMIT,
+):
+    """Runs argv with stdin closed, stdout and stderr captured together, in a new session.
+
+    time_limit: seconds before the whole process group is killed. channel: make a result
+    channel (KIT_RESULT_FD, KIT_RESULT_TOKEN). Never raises for the program's behaviour.
+    """
+    if _stopping.is_set():
+        raise Interrupted()
+    result = ProcessResult(argv=[str(a) for a in argv])
+    env = dict(os.environ if env is None else env)
+    env.pop("KIT_RESULT_FD", None)
+    env.pop("KIT_RESULT_TOKEN", None)
+    read_fd = write_fd = None
+    pass_fds = ()
+    if channel:
+        read_fd, write_fd = os.pipe()
+        result.token = secrets.token_hex(16)
+        env["KIT_RESULT_FD"] = str(write_fd)
+        env["KIT_RESULT_TOKEN"] = result.token
+        pass_fds = (write_fd,)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            result.argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=pass_fds,
+            start_new_session=True,
+        )
+    except OSError as err:
+        for fd in (read_fd, write_fd):
+            if fd is not None:
+                os.close(fd)
+        result.start_error = f"{result.argv[0]}: {err.strerror}"
+        return result
+    finally:
+        if write_fd is not None:
+            os.close(write_fd)  # the child holds its own copy
+    with _running_lock:
+        _running.add(proc.pid)
+    keeper = OutputKeeper(keep_bytes)
+    channel_data = bytearray()
+    try:
+        _collect(proc, read_fd, keeper, channel_data, start + time_limit, output_limit, result)
+    finally:
+        # Kill whatever is left of the group (the leader, if still running, and any child
+        # it left behind), then reap the leader. The leader is not reaped before this, so
+        # its pid (the group's id) cannot have been reused.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        with _running_lock:
+            _running.discard(proc.pid)
+        proc.stdout.close()
+        if read_fd is not None:
+            _drain(read_fd, channel_data)
+            os.close(read_fd)
+    result.elapsed = time.monotonic() - start
+    if proc.returncode < 0:
+        result.signal = -proc.returncode
+    else:
+        result.exit_code = proc.returncode
+    result.output = keeper.text()
+    result.output_bytes = keeper.total
+    result.channel = bytes(channel_data)
+    if _stopping.is_set():
+        raise Interrupted()
+    return result
+
+
+def _leader_exited(pid):
+    """True when the process has ended, without reaping it (its pid stays the group's id)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result):
+    """Reads output and the channel until both close, the time is up, or too much came."""
+    selector = selectors.DefaultSelector()
+    out_fd = proc.stdout.fileno()
+    os.set_blocking(out_fd, False)
+    selector.register(out_fd, selectors.EVENT_READ)
+    if read_fd is not None:
+        os.set_blocking(read_fd, False)
+        selector.register(read_fd, selectors.EVENT_READ)
+    exited_at = None
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if exited_at is None and _leader_exited(proc.pid):
+                exited_at = now
+            if exited_at is not None and now - exited_at > EXIT_GRACE_S:
+                return  # something it started still holds the output: killed below
+            if exited_at is None and now >= deadline:
+                result.timed_out = True
+                return
+            for key, _ in selector.select(timeout=0.2):
+                try:
+                    data = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    selector.unregister(key.fd)
+                elif key.fd == out_fd:
+                    keeper.add(data)
+                    if keeper.total > output_limit:
+                        result.flooded = True
+                        return
+                elif len(channel_data) < CHANNEL_BYTES:
+                    channel_data += data[: CHANNEL_BYTES + 1 - len(channel_data)]
+        # Output and channel closed: wait for the leader itself, within the time limit.
+        while not _leader_exited(proc.pid):
+            if time.monotonic() >= deadline:
+                result.timed_out = True
+                return
+            time.sleep(0.02)
+    finally:
+        selector.close()
+
+
+def _drain(fd, channel_data):
+    try:
+        while len(channel_data) <= CHANNEL_BYTES:
+            data = os.read(fd, 4096)
+            if not data:
+                break
+            channel_data += data
+    except (BlockingIOError, OSError):
+        pass
+
+
+def describe_signal(number):
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+    what = {
+        "SIGSEGV": "segmentation fault: a bad pointer or index in host code",
+        "SIGBUS": "bus error: a bad pointer in host code",
+        "SIGFPE": "arithmetic error, such as an integer division by zero",
+        "SIGABRT": "aborted: abort(), a failed assert(), or the C library found heap damage",
+        "SIGILL": "illegal instruction",
+        "SIGKILL": "killed",
+    }.get(name)
+    return f"{name} ({what})" if what else name
+
+
+# ---- the tests of a lab -----------------------------------------------------------------------
+
+
+@dataclass
+class TestInfo:
+    """One test of a lab's test binary, as `-l` lists it."""
+
+    suite: str
+    name: str
+    gpu: bool = False
+    sanitize: bool = False
+
+    @property
+    def id(self):
+        return f"{self.suite}/{self.name}"
+
+
+LIST_LINE = re.compile(r"^(?P<suite>[^/\s]+)/(?P<name>\S+)(?P<marks>(\s+\[[a-z]+\])*)\s*$")
+
+
+def list_tests(lister, time_limit=30):
+    """The tests of a lab, from a test binary the kit built (never from the student's)."""
+    result = run_limited([lister, "-l"], time_limit=time_limit)
+    if result.start_error or result.exit_code != 0:
+        reason = result.start_error or f"exit {result.exit_code}, {result.output[-300:]}"
+        raise RuntimeError(f"{lister} -l failed: {reason}")
+    tests = []
+    for line in result.output.splitlines():
+        match = LIST_LINE.match(line)
+        if match:
+            marks = match.group("marks")
+            tests.append(
+                TestInfo(match.group("suite"), match.group("name"), "[gpu]" in marks,
+                         "[sanitize]" in marks)
+            )
+    return tests
+
+
+# Statuses of a test. Only PASSED scores.
+PASSED = "passed"
+FAILED = "failed"
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+FLOODED = "output limit"
+ERROR = "error"
+NO_RESULT = "no result"
+TAMPERED = "bad result channel"
+SKIPPED = "skipped"
+NOT_RUN = "not run"
+
+FAIL_LINE = re.compile(r"^FAIL (?P<id>\S+)")
+MESSAGE_LINE = re.compile(r"^ {4}(?:(?P<where>[^\s:]+:\d+): )?(?P<message>.*\S)")
+
+
+@dataclass
+class TestRun:
+    """A test's outcome, as the grader decided it."""
+
+    test: TestInfo
+    status: str
+    message: str = ""
+    elapsed: float = 0.0
+    output: str = ""
+    log: str = None  # path of the full log
+    details: dict = field(default_factory=dict)
+
+    @property
+    def passed(self):
+        return self.status == PASSED
+
+
+def first_failure(output, test_id):
+    """The first failure message the runner printed for this test, or ''."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        match = FAIL_LINE.match(line)
+        if match and match.group("id") == test_id:
+            for follow in lines[i + 1 : i + 4]:
+                message = MESSAGE_LINE.match(follow)
+                if message:
+                    return message.group("message")
+            return line.strip()
+    return ""
+
+
+def last_words(output, count=3):
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return " | ".join(lines[-count:])[:400]
+
+
+def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
+    """Turns what the grader observed of a test's process into a TestRun."""
+    run = TestRun(test=test, status=ERROR, elapsed=result.elapsed, output=result.output)
+    lines = result.channel_lines()
+    run.details = {"exit_code": result.exit_code, "signal": result.signal,
+                   "output_bytes": result.output_bytes, "channel_lines": len(lines)}
+    failure = first_failure(result.output, test.id)
+    if result.start_error:
+        run.message = f"could not start the test: {result.start_error}"
+    elif result.flooded:
+        run.status = FLOODED
+        run.message = (f"printed more than {output_limit // (1024 * 1024)} MiB of output: "
+                       "stopped there (printing in a loop?)")
+    elif result.timed_out:
+        run.status = TIMEOUT
+        run.message = (f"no answer within {time_limit:g} s: a kernel or a loop that never ends? "
+                       "(the test's processes were killed)")
+    elif result.signal is not None:
+        run.status = CRASHED
+        run.message = f"crashed with {describe_signal(result.signal)}"
+        if failure:
+            run.message += f"; before that: {failure}"
+    elif not lines:
+        if result.exit_code == 0:
+            run.status = NO_RESULT
+            run.message = ("the test process ended (exit 0) without the runner's result: "
+                           "does the lab's code call exit()? Printed 'PASS' lines do not count")
+        else:
+            run.message = f"exit code {result.exit_code} without a result"
+            words = failure or last_words(result.output)
+            if words:
+                run.message += f": {words}"
+    else:
+        parts = lines[0].split()
+        good = (len(lines) == 1 and len(parts) in (3, 4) and parts[0] == result.token
+                and all(p.isdigit() for p in parts[1:]))
+        if not good:
+            run.status = TAMPERED
+            run.message = "the result channel did not carry the runner's one line: not scored"
+            return run
+        passed, failed = int(parts[1]), int(parts[2])
+        skipped = int(parts[3]) if len(parts) == 4 else 0
+        if result.exit_code == 0 and passed == 1 and failed == 0:
+            run.status = PASSED
+        elif passed == 0 and failed == 0 and skipped > 0:
+            run.status = SKIPPED
+            skip = re.search(r"^SKIPPED [^:]*: (.*)$", result.output, re.M)
+            run.message = skip.group(1) if skip else "no GPU"
+        else:
+            run.status = FAILED
+            run.message = failure or last_words(result.output) or \
+                f"failed (exit {result.exit_code})"
+    return run
+
+
+def run_test(binary, test, *, time_limit, env=None, cwd=None, wrapper=(),
+             output_limit=OUTPUT_LIMIT):
+    """Runs one test (`binary -t SUITE/TEST`) in its own process; see classify()."""
+    result = run_limited([*wrapper, binary, "-t", test.id], time_limit=time_limit, env=env,
+                         cwd=cwd, channel=True, output_limit=output_limit)
+    return classify(test, result, time_limit, output_limit), result

@@ -1,0 +1,96 @@
+"""Speed points: the lab's sort timed against the reference solution's, on the same GPU, in
+the same run, with the same input.
+
+Both are the lab's own driver (NAME_main.o) linked with grading/timed_driver.o, one with the
+student's object and one with the reference solution's. They run alternately, ROUNDS times
+each (reference first), each run reporting the median of its timed repetitions through the
+result channel; the best run of each side is kept, and
+
+    ratio = student's time / reference's time
+    points = full              when ratio <= full_ratio (1.25 by default)
+           = 0                 when ratio >= zero_ratio (3.0 by default)
+           = linear in between: full * (zero_ratio - ratio) / (zero_ratio - full_ratio)
+
+Speed points are given only when the lab is correct: every suite of the rubric's `requires`
+(by default every suite that is not a bonus) passed all its tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .run import describe_signal, run_limited
+
+ROUNDS = 2
+
+
+@dataclass
+class Timing:
+    ok: bool
+    ms: float = None
+    message: str = ""
+    output: str = ""
+
+
+@dataclass
+class SpeedResult:
+    measured: bool
+    ratio: float = None
+    student_ms: float = None
+    reference_ms: float = None
+    message: str = ""
+    log: str = ""
+
+
+def speed_points(ratio, full_points, full_ratio=1.25, zero_ratio=3.0):
+    if ratio <= full_ratio:
+        return float(full_points)
+    if ratio >= zero_ratio:
+        return 0.0
+    return full_points * (zero_ratio - ratio) / (zero_ratio - full_ratio)
+
+
+def time_once(binary, args, env, time_limit):
+    """One run of a timed driver: its median time in ms, or why there is none."""
+    result = run_limited([binary, *args], time_limit=time_limit, env=env, channel=True)
+    lines = result.channel_lines()
+    if result.timed_out:
+        return Timing(False, message=f"no answer within {time_limit:g} s", output=result.output)
+    if result.signal is not None:
+        return Timing(False, message=f"crashed: {describe_signal(result.signal)}",
+                      output=result.output)
+    if len(lines) != 1 or not lines[0].startswith(result.token + " "):
+        return Timing(False, message=f"no result from the timed driver (exit {result.exit_code})",
+                      output=result.output)
+    word, _, rest = lines[0][len(result.token) + 1:].partition(" ")
+    if word == "ok" and result.exit_code == 0:
+        try:
+            return Timing(True, ms=float(rest.split()[0]), output=result.output)
+        except (IndexError, ValueError):
+            pass
+    return Timing(False, message=f"{word}: {rest}".strip(), output=result.output)
+
+
+def measure(student_bin, reference_bin, args, env, time_limit, rounds=ROUNDS):
+    """Alternates reference and student runs; see the module's comment."""
+    log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds, best of each side"]
+    best = {"reference": None, "student": None}
+    for round_number in range(1, rounds + 1):
+        for who, binary in (("reference", reference_bin), ("student", student_bin)):
+            timing = time_once(binary, args, env, time_limit)
+            log.append(f"round {round_number} {who}: "
+                       + (f"{timing.ms:.3f} ms" if timing.ok else timing.message))
+            if not timing.ok:
+                if who == "reference":
+                    return SpeedResult(False, message="the reference solution could not be "
+                                       f"timed: {timing.message}", log="\n".join(log))
+                return SpeedResult(False, message=f"your sort could not be timed: "
+                                   f"{timing.message}", log="\n".join(log))
+            if best[who] is None or timing.ms < best[who]:
+                best[who] = timing.ms
+    reference_ms = max(best["reference"], 1e-6)
+    ratio = best["student"] / reference_ms
+    log.append(f"best: student {best['student']:.3f} ms, reference {reference_ms:.3f} ms, "
+               f"ratio {ratio:.2f}")
+    return SpeedResult(True, ratio=ratio, student_ms=best["student"], reference_ms=reference_ms,
+                       log="\n".join(log))

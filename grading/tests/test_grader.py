@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""The grader's own tests (make check-grader): no GPU needed.
+
+usage: python3 grading/tests/test_grader.py [--build BUILD] [unittest options, test names]
+
+End to end, the grader grades the submissions in grading/tests/fixtures/host/ against the
+fixture kit in grading/tests/fixture_kit/ (two labs whose tests run on the host), with
+--no-gpu-check, and the tests check scores, messages, results.json and the CSV gradebook.
+The fixture kit's prebuilt parts are made in a temporary build folder from the real build
+(runner, libraries, nvcc flags) plus the fixture labs' tests and solutions. Unit tests cover
+the process runner (time limits, process groups, output limits, the result channel), the
+rubric reader, the speed formula, the sanitizer report reader and the forbidden-symbol check
+of every real lab's solution.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+TESTS = Path(__file__).resolve().parent
+GRADING = TESTS.parent
+ROOT = GRADING.parent
+sys.path.insert(0, str(GRADING))
+
+from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, speed  # noqa: E402
+
+FIXTURE_KIT = TESTS / "fixture_kit"
+HOST = TESTS / "fixtures" / "host"
+FIXTURE_LABS = ["91-hostsum", "92-hostcount"]
+BUILD = ROOT / "build"  # the real build; --build changes it
+STATE = {}  # the fixture build, made once
+
+
+# ---- the fixture kit's build ---------------------------------------------------------------
+
+
+def sh(command, **kwargs):
+    proc = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{proc.stdout}{proc.stderr}")
+    return proc.stdout
+
+
+def make_fixture_build():
+    """A build folder for the fixture kit: the real build's shared parts, plus the fixture
+    labs' test objects and solution test binaries, and a grading.env for one architecture."""
+    tmp = Path(tempfile.mkdtemp(prefix="kitgrader-tests-"))
+    fb = tmp / "build"
+    for part in ["obj/tests/runner.o", "obj/tests/gpu_harness.o", "lib/libkit.a",
+                 "lib/libcunit.a", "tools/gpu_probe", "obj/grading/timed_driver.o",
+                 "obj/common/baselines.o"]:
+        source = BUILD / part
+        if not source.exists():
+            raise RuntimeError(f"{source} is missing: run make first")
+        (fb / part).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, fb / part)
+    env = {}
+    for line in (BUILD / "grading.env").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            env[key] = value
+    arch = "-arch=sm_80"
+    flags = env["NVCCFLAGS"].replace(env["GENCODE"], arch)
+    (fb / "grading.env").write_text(
+        f"NVCC={env['NVCC']}\nGENCODE={arch}\nNVCCFLAGS={flags}\nLDLIBS={env.get('LDLIBS', '-lm')}\n"
+        + "".join(f"NVCCFLAGS_{lab}=\n" for lab in FIXTURE_LABS))
+    cc = os.environ.get("CC", "gcc")
+    cuda_include = Path(env["NVCC"]).parent.parent / "include"
+    for lab in FIXTURE_LABS:
+        number, name = lab.split("-", 1)
+        ident = lab.replace("-", "_")
+        test_obj = fb / "obj" / "tests" / f"test_{ident}.o"
+        sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'common'}",
+            f"-I{ROOT / 'tests'}", f"-I{FIXTURE_KIT / 'labs' / lab}", f"-I{cuda_include}", "-c",
+            str(FIXTURE_KIT / "tests" / f"test_{ident}.c"), "-o", str(test_obj)])
+        solution_obj = fb / "solution" / "obj" / f"{lab}.o"
+        solution_obj.parent.mkdir(parents=True, exist_ok=True)
+        sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
+            str(FIXTURE_KIT / "solutions" / lab / f"{name}.cu"), "-o", str(solution_obj)],
+           cwd=ROOT)
+        sh([env["NVCC"], arch, "-o", str(fb / "solution" / f"test_{ident}"),
+            str(fb / "obj/tests/runner.o"), str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
+            str(solution_obj), str(fb / "lib/libkit.a"), str(fb / "lib/libcunit.a"), "-lm"])
+    return tmp, fb
+
+
+def setUpModule():
+    tmp, fb = make_fixture_build()
+    STATE.update(tmp=tmp, build=fb, out=tmp / "out")
+
+
+def tearDownModule():
+    if "tmp" in STATE and not os.environ.get("KIT_KEEP_TEST_OUTPUT"):
+        shutil.rmtree(STATE["tmp"], ignore_errors=True)
+
+
+def grade(submission, *options, out=None, fixture=True):
+    """Runs grading/grade on a submission; returns (exit code, stdout, stderr, results, out)."""
+    out = Path(out or STATE["out"] / Path(submission).name)
+    command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out)]
+    if fixture:
+        command += ["--build", str(STATE["build"]), "--kit-root", str(FIXTURE_KIT),
+                    "--no-gpu-check"]
+    command += [*options, str(submission)]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    results = None
+    if (out / "results.json").exists():
+        results = json.loads((out / "results.json").read_text())
+    return proc.returncode, proc.stdout, proc.stderr, results, out
+
+
+def tests_of(results, prefix):
+    return {t["name"]: t for t in results["tests"] if t["name"].startswith(prefix)}
+
+
+# ---- results.json must follow Gradescope's format -------------------------------------------
+
+GRADESCOPE_TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility", "tags",
+                        "number", "output_format", "name_format", "extra_data"}
+VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
+
+
+def check_gradescope(case, results):
+    case.assertIsInstance(results, dict)
+    for key in ("score", "execution_time", "tests"):
+        case.assertIn(key, results)
+    case.assertIsInstance(results["score"], (int, float))
+    case.assertIsInstance(results["max_score"], (int, float))
+    case.assertIsInstance(results["execution_time"], (int, float))
+    case.assertIn(results.get("visibility", "visible"), VISIBILITIES)
+    case.assertIn(results.get("stdout_visibility", "hidden"), VISIBILITIES)
+    case.assertIsInstance(results["output"], str)
+    total = max_total = 0.0
+    for test in results["tests"]:
+        case.assertLessEqual(set(test), GRADESCOPE_TEST_KEYS, test.get("name"))
+        case.assertIsInstance(test["name"], str)
+        case.assertIsInstance(test["score"], (int, float))
+        case.assertIsInstance(test["max_score"], (int, float))
+        case.assertIn(test["status"], ("passed", "failed"))
+        case.assertIsInstance(test["output"], str)
+        case.assertIn(test["visibility"], VISIBILITIES)
+        total += test["score"]
+        max_total += test["max_score"]
+    case.assertAlmostEqual(total, results["score"], places=2)
+    case.assertAlmostEqual(max_total, results["max_score"], places=2)
+
+
+# ---- end to end, on the fixture kit ---------------------------------------------------------
+
+
+class GradeFixtureSubmissions(unittest.TestCase):
+    def test_good_submission_gets_every_point(self):
+        rc, out, err, results, folder = grade(HOST / "good")
+        self.assertEqual(rc, 0, out + err)
+        check_gradescope(self, results)
+        self.assertEqual(results["score"], 20)  # lab 91: 6 + 4; lab 92: one suite, default 10
+        self.assertEqual(results["max_score"], 20)
+        self.assertIn("total 20 / 20 points (2 labs)", out)
+        self.assertTrue((folder / "grade.log").exists())
+        self.assertTrue((folder / "logs" / "91-hostsum" / "1.1_total.small.log").exists())
+        hidden = tests_of(results, "91-hostsum 1.2_max/negative")
+        self.assertEqual(hidden["91-hostsum 1.2_max/negative"]["visibility"], "hidden")
+        self.assertFalse((folder / "work").exists(), "the build folder is removed")
+
+    def test_default_rubric_for_a_lab_without_one(self):
+        rc, out, err, results, _ = grade(HOST / "good", "--lab", "92")
+        self.assertEqual(rc, 0, out + err)
+        lab = results["extra_data"]["labs"]["92-hostcount"]
+        self.assertEqual((lab["score"], lab["max_score"]), (10, 10))  # one suite, 10 points
+        self.assertNotIn("91-hostsum", results["extra_data"]["labs"])
+
+    def test_compile_error_scores_zero_and_the_other_lab_is_graded(self):
+        rc, out, err, results, _ = grade(HOST / "compile_error")
+        self.assertEqual(rc, 1, out + err)
+        check_gradescope(self, results)
+        labs = results["extra_data"]["labs"]
+        self.assertEqual(labs["91-hostsum"]["status"], "compile error")
+        self.assertEqual(labs["91-hostsum"]["score"], 0)
+        self.assertEqual(labs["91-hostsum"]["max_score"], 10)
+        self.assertEqual(labs["92-hostcount"]["score"], 10)
+        self.assertIn("totl", labs["91-hostsum"]["message"])  # the compiler's own words
+        self.assertIn("hostsum.cu", labs["91-hostsum"]["message"])
+        self.assertNotIn(str(STATE["out"]), labs["91-hostsum"]["message"])  # no grader paths
+        self.assertIn("COMPILE ERROR", out)
+        build = tests_of(results, "91-hostsum build")["91-hostsum build"]
+        self.assertIn("totl", build["output"])
+
+    def test_submissions_own_files_change_nothing(self):
+        rc, out, err, results, _ = grade(HOST / "own_files")
+        self.assertEqual(rc, 1, out + err)
+        lab = results["extra_data"]["labs"]["91-hostsum"]
+        self.assertEqual(lab["status"], "graded", lab["message"])  # its hostsum.h: not used
+        self.assertEqual(lab["max_score"], 10)  # its rubric: not used
+        self.assertEqual(lab["score"], 6)  # the kit's tests: 1.2_max fails
+        tests = tests_of(results, "91-hostsum 1.2_max")
+        self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "failed")
+        self.assertIn("hostsum_max(n=1000, start=5) should be", tests[
+            "91-hostsum 1.2_max/positive"]["output"])
+
+    def test_flat_submission_holding_only_the_file(self):
+        rc, out, err, results, _ = grade(HOST / "flat")
+        self.assertEqual(rc, 1, out + err)
+        self.assertEqual(list(results["extra_data"]["labs"]), ["91-hostsum"])
+        self.assertEqual(results["score"], 6)
+
+    def test_host_hang_costs_only_the_hanging_test(self):
+        start = time.monotonic()
+        rc, out, err, results, _ = grade(HOST / "host_hang")
+        self.assertLess(time.monotonic() - start, 60)
+        tests = tests_of(results, "91-hostsum")
+        large = tests["91-hostsum 1.1_total/large"]
+        self.assertEqual(large["score"], 0)
+        self.assertIn("no answer within 3 s", large["output"])
+        self.assertEqual(tests["91-hostsum 1.1_total/small"]["status"], "passed")
+        self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "passed")
+        self.assertEqual(results["score"], 7)  # 3 + 4
+        self.assertIn("TIMEOUT", out)
+
+    def test_crash_costs_only_the_crashing_test(self):
+        rc, out, err, results, _ = grade(HOST / "crash")
+        tests = tests_of(results, "91-hostsum")
+        crashed = tests["91-hostsum 1.2_max/negative"]
+        self.assertEqual(crashed["status"], "failed")
+        self.assertIn("SIGSEGV", crashed["output"])
+        self.assertEqual(results["score"], 8)  # 6 + 2
+
+    def test_flood_of_output_is_stopped_and_capped(self):
+        start = time.monotonic()
+        rc, out, err, results, folder = grade(HOST / "flood", "--max-output", "1")
+        self.assertLess(time.monotonic() - start, 60)
+        tests = tests_of(results, "91-hostsum")
+        flood = tests["91-hostsum 1.1_total/large"]
+        self.assertEqual(flood["status"], "failed")
+        self.assertIn("more than 1 MiB of output", flood["output"])
+        self.assertLess(len(flood["output"]), 10000)
+        log = folder / "logs" / "91-hostsum" / "1.1_total.large.log"
+        self.assertLess(log.stat().st_size, 80 * 1024)
+        self.assertIn("bytes of output left out", log.read_text())
+        self.assertEqual(results["score"], 7)
+
+    def test_printed_pass_lines_do_not_count(self):
+        rc, out, err, results, _ = grade(HOST / "fake_pass")
+        self.assertEqual(rc, 1)
+        self.assertEqual(results["score"], 0)
+        for test in tests_of(results, "91-hostsum").values():
+            self.assertEqual(test["status"], "failed")
+            self.assertIn("without the runner's result", test["output"])
+
+    def test_forbidden_sort_is_flagged(self):
+        rc, out, err, results, _ = grade(HOST / "forbidden_qsort")
+        lab = results["extra_data"]["labs"]["91-hostsum"]
+        self.assertEqual((lab["status"], lab["score"]), ("forbidden", 0))
+        self.assertIn("qsort", lab["message"])
+        self.assertIn("FORBIDDEN", out)
+
+    def test_reaching_for_the_result_channel_is_flagged(self):
+        rc, out, err, results, _ = grade(HOST / "forbidden_getenv")
+        lab = results["extra_data"]["labs"]["91-hostsum"]
+        self.assertEqual((lab["status"], lab["score"]), ("forbidden", 0))
+        self.assertIn("getenv", lab["message"])
+        self.assertIn("write", lab["message"])
+
+    def test_redefining_a_kit_function_is_flagged(self):
+        rc, out, err, results, _ = grade(HOST / "redefine_kit")
+        lab = results["extra_data"]["labs"]["91-hostsum"]
+        self.assertEqual((lab["status"], lab["score"]), ("forbidden", 0))
+        self.assertIn("kit_verify_u32", lab["message"])
+
+    def test_sanitizer_findings_and_deduction(self):
+        rc, out, err, results, folder = grade(
+            HOST / "good", "--lab", "91", "--sanitize",
+            "--sanitizer", str(TESTS / "fake_sanitizer.sh"))
+        check_gradescope(self, results)
+        entry = tests_of(results, "91-hostsum compute-sanitizer")["91-hostsum compute-sanitizer"]
+        self.assertEqual(entry["score"], -2)  # the rubric's deduction
+        self.assertIn("Invalid __global__ write", entry["output"])
+        self.assertIn("hostsum.cu:12", entry["output"])
+        self.assertNotIn("/tmp/work", entry["output"])
+        self.assertIn("reported 32 times", entry["output"])
+        self.assertEqual(results["score"], 8)
+        self.assertIn("hostsum.cu:12", out)
+        self.assertTrue(list((folder / "logs" / "91-hostsum").glob("memcheck.*.log")))
+
+    def test_time_limit_override_and_max_time(self):
+        rc, out, err, results, _ = grade(HOST / "host_hang", "--time-limit", "1", "--lab", "91")
+        large = tests_of(results, "91-hostsum 1.1_total/large")["91-hostsum 1.1_total/large"]
+        self.assertIn("no answer within 1 s", large["output"])
+        rc, out, err, results, _ = grade(HOST / "good", "--max-time", "0.001", "--lab", "91")
+        self.assertEqual(results["score"], 0)
+        self.assertIn("used up its", json.dumps(results))
+        self.assertRegex(out, r"time [0-9.]+ s \(bound [0-9]+ s\)")
+
+    def test_class_folder_gradebook(self):
+        klass = STATE["tmp"] / "class"
+        shutil.rmtree(klass, ignore_errors=True)
+        for student, fixture in (("alice", "good"), ("bob", "compile_error"), ("carol", "flat"),
+                                 ("erin", "host_hang")):
+            shutil.copytree(HOST / fixture, klass / student)
+        (klass / "dave").mkdir()  # submitted nothing
+        (klass / "notes.txt").write_text("not a submission\n")
+        out = STATE["out"] / "class"
+        rc, stdout, err, _, _ = grade(klass, "--class", "--jobs", "2", out=out)
+        self.assertEqual(rc, 0, stdout + err)
+        with open(out / "gradebook.csv") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([r["student"] for r in rows], ["alice", "bob", "carol", "dave", "erin"])
+        by = {r["student"]: r for r in rows}
+        self.assertEqual(list(rows[0])[:4], ["student", "91-hostsum", "92-hostcount", "total"])
+        self.assertEqual((by["alice"]["91-hostsum"], by["alice"]["92-hostcount"],
+                          by["alice"]["total"]), ("10", "10", "20"))
+        self.assertEqual((by["bob"]["91-hostsum"], by["bob"]["total"]), ("0", "10"))
+        self.assertIn("91-hostsum: compile error", by["bob"]["notes"])
+        self.assertEqual((by["carol"]["91-hostsum"], by["carol"]["92-hostcount"]), ("6", "0"))
+        self.assertIn("92-hostcount: missing", by["carol"]["notes"])
+        self.assertEqual(by["dave"]["total"], "0")
+        self.assertEqual(by["erin"]["91-hostsum"], "7")
+        for row in rows:
+            self.assertEqual(row["max_total"], "20")
+            self.assertEqual(row["status"], "graded")
+            results = json.loads((out / row["student"] / "results.json").read_text())
+            check_gradescope(self, results)
+            self.assertTrue((out / row["student"] / "grade.log").exists())
+        self.assertIn("gradebook:", stdout)
+
+    def test_usage_errors(self):
+        rc, out, err, _, _ = grade(HOST / "good", "--lab", "77")
+        self.assertEqual(rc, 2)
+        self.assertIn("no such lab", err)
+        empty = STATE["tmp"] / "empty"
+        empty.mkdir(exist_ok=True)
+        rc, out, err, _, _ = grade(empty)
+        self.assertEqual(rc, 2)
+        self.assertIn("holds no lab's student file", err)
+        rc, out, err, _, _ = grade(HOST / "good", "--build", str(STATE["tmp"] / "nowhere"))
+        self.assertEqual(rc, 2)
+        self.assertIn("run make", err)
+
+    def test_help_documents_the_options(self):
+        proc = subprocess.run([sys.executable, str(GRADING / "grade"), "--help"],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0)
+        for word in ("--class", "--lab", "--jobs", "--sanitize", "--out", "--no-gpu-check",
+                     "results.json", "gradebook.csv", "exit codes", "CUDA_VISIBLE_DEVICES"):
+            self.assertIn(word, proc.stdout)
+
+    def test_without_a_gpu_the_grader_exits_3_and_scores_nothing(self):
+        probe = subprocess.run([str(BUILD / "tools" / "gpu_probe")], capture_output=True)
+        if probe.returncode == 0:
+            self.skipTest("this machine has a GPU")
+        out = STATE["out"] / "no-gpu"
+        command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out),
+                   "--build", str(STATE["build"]), "--kit-root", str(FIXTURE_KIT),
+                   str(HOST / "good")]
+        env = dict(os.environ)
+        env.pop("KIT_GRADER_NO_GPU_CHECK", None)
+        proc = subprocess.run(command, capture_output=True, text=True, env=env)
+        self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+        self.assertIn("needs an NVIDIA GPU", proc.stderr)
+        self.assertFalse((out / "results.json").exists())
+
+
+# ---- the parts, one by one ------------------------------------------------------------------
+
+
+class ProcessRunner(unittest.TestCase):
+    def test_time_limit_kills_the_whole_group(self):
+        pid_file = STATE["tmp"] / "background.pid"
+        start = time.monotonic()
+        result = run.run_limited(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; sleep 60"],
+                                 time_limit=1)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertTrue(result.timed_out)
+        pid = int(pid_file.read_text())
+        time.sleep(0.2)
+        state = Path(f"/proc/{pid}/stat")
+        if state.exists():  # a zombie waiting for its reaper is dead too
+            self.assertEqual(state.read_text().split(")")[1].split()[0], "Z")
+
+    def test_leftover_child_holding_the_output_is_killed(self):
+        start = time.monotonic()
+        result = run.run_limited(["sh", "-c", "(sleep 60; echo late) & echo early"],
+                                 time_limit=30)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertFalse(result.timed_out)
+        self.assertEqual((result.exit_code, result.output), (0, "early\n"))
+
+    def test_output_is_capped_and_a_flood_stopped(self):
+        result = run.run_limited(["sh", "-c", "yes"], time_limit=30, output_limit=1 << 20)
+        self.assertTrue(result.flooded)
+        self.assertLess(len(result.output), run.KEEP_BYTES + 200)
+        self.assertGreater(result.output_bytes, 1 << 20)
+
+    def classify(self, script, test_id="s/t"):
+        test = run.TestInfo(*test_id.split("/"))
+        result = run.run_limited(["sh", "-c", script], time_limit=10, channel=True)
+        return run.classify(test, result, 10)
+
+    def test_result_channel(self):
+        ok = 'echo PASS; echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD'
+        self.assertEqual(self.classify(ok).status, run.PASSED)
+        wrong_token = 'echo "0123456789abcdef 1 0 0" >&$KIT_RESULT_FD'
+        self.assertEqual(self.classify(wrong_token).status, run.TAMPERED)
+        two_lines = ('echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
+                     'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD')
+        self.assertEqual(self.classify(two_lines).status, run.TAMPERED)
+        failed = ('printf "FAIL s/t (1 ms)\\n    tests/x.c:3: expected 1, got 2\\n"; '
+                  'echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
+        outcome = self.classify(failed)
+        self.assertEqual((outcome.status, outcome.message), (run.FAILED, "expected 1, got 2"))
+        nonzero = 'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; exit 4'
+        self.assertEqual(self.classify(nonzero).status, run.FAILED)
+        printed_only = 'echo "PASS s/t"; echo "1 passed, 0 failed, 0 skipped"'
+        self.assertEqual(self.classify(printed_only).status, run.NO_RESULT)
+        skipped = 'echo "SKIPPED s: no GPU here"; echo "$KIT_RESULT_TOKEN 0 0 1" >&$KIT_RESULT_FD'
+        outcome = self.classify(skipped)
+        self.assertEqual((outcome.status, outcome.message), (run.SKIPPED, "no GPU here"))
+        self.assertEqual(self.classify("kill -SEGV $$").status, run.CRASHED)
+
+    def test_the_runner_writes_the_channel_and_hides_it(self):
+        binary = STATE["build"] / "solution" / "test_91_hostsum"
+        test = run.TestInfo("1.1_total", "small")
+        outcome, result = run.run_test(binary, test, time_limit=30)
+        self.assertEqual(outcome.status, run.PASSED, result.output)
+        listed = run.list_tests(binary)
+        self.assertEqual([t.id for t in listed], ["1.1_total/small", "1.1_total/large",
+                                                  "1.2_max/positive", "1.2_max/negative"])
+        self.assertTrue(listed[0].sanitize and not listed[1].sanitize)
+
+
+class RubricFiles(unittest.TestCase):
+    def write(self, data):
+        path = STATE["tmp"] / "rubric" / "91-hostsum.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+        return path
+
+    def test_every_rubric_of_the_kit_loads(self):
+        for path in sorted((GRADING / "rubric").glob("*.json")):
+            lab_id = path.stem
+            loaded = rubric.load_rubric(path, lab_id, lab_id.split("-", 1)[1])
+            self.assertTrue(loaded.suites, path)
+
+    def test_mistakes_are_named(self):
+        cases = [({"suites": {"1.1": {"pionts": 3}}}, "unknown key 'pionts'"),
+                 ({"suites": {"1.1": {"points": -1}}}, "suites.1.1.points"),
+                 ({"suites": {"1.1": {"visibility": "secret"}}}, "visibility"),
+                 ({"speed": {"points": 5}}, "needs 'args'"),
+                 ({"speed": {"args": [], "full_ratio": 2, "zero_ratio": 1.5}}, "zero_ratio"),
+                 ({"sanitizer": {"tools": ["leakcheck"]}}, "unknown tool"),
+                 ("{not json", "cannot read it")]
+        for data, words in cases:
+            with self.assertRaises(GraderError) as caught:
+                rubric.load_rubric(self.write(data), "91-hostsum", "hostsum")
+            self.assertIn(words, str(caught.exception))
+
+    def test_default_rubric(self):
+        default = rubric.lab_rubric(STATE["tmp"] / "no-rubrics", "07-new", "new")
+        self.assertTrue(default.is_default)
+        self.assertEqual(default.student_file, "new.cu")
+        self.assertEqual(default.rule("7.1_x").points, rubric.DEFAULT_SUITE_POINTS)
+        named = rubric.load_rubric(self.write({"suites": {"1.1": {"points": 3}}}), "91-hostsum",
+                                   "hostsum")
+        self.assertEqual(named.rule("1.9_unlisted").points, 0)
+
+
+class SpeedPoints(unittest.TestCase):
+    def test_the_rule(self):
+        self.assertEqual(speed.speed_points(0.5, 10), 10)
+        self.assertEqual(speed.speed_points(1.25, 10), 10)
+        self.assertAlmostEqual(speed.speed_points(2.125, 10), 5)
+        self.assertEqual(speed.speed_points(3.0, 10), 0)
+        self.assertEqual(speed.speed_points(30, 10), 0)
+
+
+class SanitizerReports(unittest.TestCase):
+    def test_racecheck_report(self):
+        report = ("========= COMPUTE-SANITIZER\n"
+                  "========= Error: Race reported between Write access at k(unsigned int *)+0x2d0"
+                  " in /a/b/oddeven.cu:62\n"
+                  "=========     and Read access at k(unsigned int *)+0x1e0 in /a/b/oddeven.cu:58"
+                  " [1024 hazards]\n=========\n"
+                  "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n")
+        count, findings = sanitize.parse_report(report)
+        self.assertEqual(count, 1)
+        self.assertIn("oddeven.cu:62", findings[0])
+        self.assertIn("oddeven.cu:58", findings[0])
+        self.assertNotIn("/a/b", findings[0])
+
+    def test_clean_report(self):
+        self.assertEqual(sanitize.parse_report("========= COMPUTE-SANITIZER\n"
+                                               "========= ERROR SUMMARY: 0 errors\n"), (0, []))
+
+
+class ForbiddenSymbols(unittest.TestCase):
+    def test_every_real_solution_and_skeleton_is_clean(self):
+        kit = discover.Kit.at(ROOT, build=BUILD)
+        labs = discover.discover_labs(kit)
+        self.assertTrue(labs)
+        for lab in labs:
+            if lab.missing_parts():
+                continue  # not built (make LAB=...)
+            symbols = forbidden.kit_symbols(lab)
+            self.assertTrue(symbols.api, lab.id)
+            for obj in (lab.solution_obj, BUILD / "student" / "obj" / f"{lab.id}.o"):
+                if obj.exists():
+                    self.assertEqual(forbidden.check_object(obj, lab, symbols, []), [], obj)
+
+
+def main():
+    global BUILD
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    args, rest = parser.parse_known_args()
+    BUILD = Path(args.build).resolve()
+    if not (BUILD / "grading.env").exists():
+        print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
+        return 2
+    print("check-grader: the grader's own tests (fixture kit, no GPU needed)", flush=True)
+    program = unittest.main(argv=[sys.argv[0], "-v", *rest], exit=False)
+    result = program.result
+    failed = len(result.failures) + len(result.errors)
+    print(f"check-grader: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
+          f"failed, {len(result.skipped)} skipped")
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
