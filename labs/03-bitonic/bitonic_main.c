@@ -78,6 +78,10 @@ static cudaError_t trace_on_device(unsigned int **d_padded, unsigned int *padded
  * after each; then leaves the first n keys, sorted, in d_keys. */
 static cudaError_t trace_network(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out)
 {
+    if (n == 0) {
+        fprintf(out, "bitonic network of n = 0 keys: nothing to do\n");
+        return cudaSuccess;
+    }
     size_t padded = bitonic_padded_length(n);
     unsigned int *padded_keys = malloc(padded * sizeof *padded_keys);
     if (!padded_keys) {
