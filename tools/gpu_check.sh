@@ -4,7 +4,8 @@
 #   1. the host suites and the GPU suite of common/;
 #   2. every lab's GPU suites: the solution passes, the skeleton fails cleanly;
 #   3. compute-sanitizer memcheck and racecheck on the solution's tests;
-#   4. the grader on the skeleton (expected: 0 points) and on the solution (all points);
+#   4. the grader on the skeleton (expected: 0 points) and on the solution (all points), and
+#      on its GPU fixtures (grading/tests/run_gpu_fixtures.sh);
 #   5. each lab's benchmark.
 # usage: tools/gpu_check.sh BUILD_DIR LAB...   Logs go to $GPU_CHECK_DIR (default
 # BUILD_DIR/gpu-check); summary.txt there holds one line per step.
@@ -82,6 +83,9 @@ run_step "grade skeleton (labs/ as shipped: expect 0 points)" "$out/grade.log" \
     python3 grading/grade --build "$build" --out "$out/grade-skeleton" labs
 run_step "grade solution (solutions/ as a submission: expect every point)" "$out/grade.log" \
     python3 grading/grade --build "$build" --out "$out/grade-solution" --sanitize solutions
+run_step "grader GPU fixtures (hang, illegal address, memcheck, racecheck, host sort, slow)" \
+    "$out/grade.log" env GPU_FIXTURES_OUT="$out/gpu-fixtures" \
+    bash grading/tests/run_gpu_fixtures.sh "$build"
 
 for lab in "$@"; do
     name=${lab#*-}

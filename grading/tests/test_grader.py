@@ -502,6 +502,26 @@ class SanitizerReports(unittest.TestCase):
                                                "========= ERROR SUMMARY: 0 errors\n"), (0, []))
 
 
+class GpuFixtures(unittest.TestCase):
+    """The GPU fixtures run on a GPU only (run_gpu_fixtures.sh); here, their expectations."""
+
+    KEYS = {"about", "grade", "options", "lab_status", "lab_message_has", "score_between",
+            "max_score", "tests", "suites_pass", "some_test_output_matches", "speed_below_max",
+            "speed_full", "speed_output_has", "sanitizer"}
+
+    def test_every_fixture_says_what_it_expects(self):
+        fixtures = sorted((TESTS / "fixtures" / "gpu").iterdir())
+        self.assertGreaterEqual(len(fixtures), 8)
+        for folder in fixtures:
+            expect = json.loads((folder / "expect.json").read_text())
+            self.assertLessEqual(set(expect), self.KEYS, folder.name)
+            self.assertIn("about", expect)
+            if "grade" in expect:
+                self.assertTrue((ROOT / expect["grade"] / "01-oddeven").is_dir(), folder.name)
+            else:
+                self.assertTrue((folder / "oddeven.cu").is_file(), folder.name)
+
+
 class ForbiddenSymbols(unittest.TestCase):
     def test_every_real_solution_and_skeleton_is_clean(self):
         kit = discover.Kit.at(ROOT, build=BUILD)

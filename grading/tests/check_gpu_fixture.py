@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Grades one GPU fixture with grading/grade and checks what it expects (run_gpu_fixtures.sh).
+
+usage: check_gpu_fixture.py [--build BUILD] [--out OUT] FIXTURE_DIR
+Prints one line: `PASS name: ...` or `FAIL name: what was wrong`; exit 0 or 1 (2: it could
+not grade at all, e.g. no GPU).
+
+FIXTURE_DIR holds a Lab 01 student file (oddeven.cu) and expect.json:
+    about                      one line on what the fixture shows
+    grade                      grade this folder of the kit instead (e.g. "solutions", "labs")
+    options                    more grading/grade options (e.g. ["--sanitize"])
+    lab_status                 graded | forbidden | compile error | ...
+    lab_message_has            text the lab's message must contain
+    score_between              [low, high] for the lab's score
+    max_score                  the lab's maximum
+    tests                      {"SUITE/TEST": {"status": "passed"|"failed", "output_has": "..."}}
+    suites_pass                suites whose every test must pass
+    some_test_output_matches   a regular expression some test's output must match
+    speed_below_max / speed_full / speed_output_has
+    sanitizer                  {"found": bool, "score": points, "output_has": [...]}
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = "01-oddeven"
+
+
+def check(expect, results):
+    """The list of what is wrong (empty when the fixture behaved as expected)."""
+    problems = []
+    lab = results["extra_data"]["labs"].get(LAB)
+    if lab is None:
+        return [f"no {LAB} in results.json"]
+    tests = {t["name"][len(LAB) + 1:]: t for t in results["tests"] if t["name"].startswith(LAB)}
+    if "lab_status" in expect and lab["status"] != expect["lab_status"]:
+        problems.append(f"lab status {lab['status']!r}, expected {expect['lab_status']!r}"
+                        f" ({lab['message'][:200]})")
+    if "lab_message_has" in expect and expect["lab_message_has"] not in lab["message"]:
+        problems.append(f"lab message lacks {expect['lab_message_has']!r}: {lab['message'][:200]}")
+    if "score_between" in expect:
+        low, high = expect["score_between"]
+        if not low - 1e-6 <= lab["score"] <= high + 1e-6:
+            problems.append(f"score {lab['score']}, expected {low} to {high}")
+    if "max_score" in expect and abs(lab["max_score"] - expect["max_score"]) > 1e-6:
+        problems.append(f"max score {lab['max_score']}, expected {expect['max_score']}")
+    for name, want in expect.get("tests", {}).items():
+        got = tests.get(name)
+        if got is None:
+            problems.append(f"no test {name}")
+            continue
+        if "status" in want and got["status"] != want["status"]:
+            problems.append(f"{name}: {got['status']}, expected {want['status']}")
+        if "output_has" in want and want["output_has"] not in got["output"]:
+            problems.append(f"{name}: output lacks {want['output_has']!r}: {got['output'][:200]}")
+    for suite in expect.get("suites_pass", []):
+        bad = [n for n, t in tests.items() if n.startswith(suite + "/") and t["status"] != "passed"]
+        if bad or not any(n.startswith(suite + "/") for n in tests):
+            problems.append(f"suite {suite}: not all passed ({', '.join(bad) or 'no tests'}: "
+                            + (tests[bad[0]]["output"][:160] if bad else "") + ")")
+    if "some_test_output_matches" in expect:
+        pattern = re.compile(expect["some_test_output_matches"])
+        if not any(pattern.search(t["output"]) for t in tests.values()):
+            problems.append(f"no test output matches {pattern.pattern!r}")
+    speed = tests.get("speed")
+    if any(k in expect for k in ("speed_below_max", "speed_full", "speed_output_has")):
+        if speed is None:
+            problems.append("no speed entry in results.json")
+        else:
+            if expect.get("speed_below_max") and not speed["score"] < speed["max_score"]:
+                problems.append(f"speed {speed['score']}/{speed['max_score']}: expected a drop "
+                                f"({speed['output']})")
+            if expect.get("speed_full") and not (speed["max_score"] > 0 and
+                                                 speed["score"] >= speed["max_score"]):
+                problems.append(f"speed {speed['score']}/{speed['max_score']}: expected full "
+                                f"({speed['output']})")
+            if "speed_output_has" in expect and expect["speed_output_has"] not in speed["output"]:
+                problems.append(f"speed output lacks {expect['speed_output_has']!r}: "
+                                f"{speed['output']}")
+    if "sanitizer" in expect:
+        want, got = expect["sanitizer"], tests.get("compute-sanitizer")
+        if got is None:
+            problems.append("no compute-sanitizer entry in results.json")
+        else:
+            found = got["status"] == "failed"
+            if "found" in want and found != want["found"]:
+                problems.append(f"sanitizer found={found}, expected {want['found']}: "
+                                f"{got['output'][:300]}")
+            if "score" in want and abs(got["score"] - want["score"]) > 1e-6:
+                problems.append(f"sanitizer score {got['score']}, expected {want['score']}")
+            for text in want.get("output_has", []):
+                if text not in got["output"]:
+                    problems.append(f"sanitizer output lacks {text!r}: {got['output'][:300]}")
+    return problems
+
+
+def summary(results):
+    lab = results["extra_data"]["labs"][LAB]
+    tests = {t["name"][len(LAB) + 1:]: t for t in results["tests"] if t["name"].startswith(LAB)}
+    words = [f"{lab['score']:g}/{lab['max_score']:g} ({lab['status']})"]
+    failed = [n for n, t in tests.items() if t["status"] == "failed" and "/" in n]
+    if failed:
+        words.append(f"{len(failed)} tests failed, first {failed[0]}: "
+                     + " ".join(tests[failed[0]]["output"].split())[:100])
+    for extra in ("speed", "compute-sanitizer"):
+        if extra in tests:
+            words.append(f"{extra}: " + " ".join(tests[extra]["output"].split())[:140])
+    return "; ".join(words)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fixture")
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    fixture = Path(args.fixture).resolve()
+    name = fixture.name
+    expect = json.loads((fixture / "expect.json").read_text())
+    out = Path(args.out or Path(args.build) / "gpu-fixtures" / name)
+    submission = ROOT / expect["grade"] if "grade" in expect else fixture
+    command = [sys.executable, str(ROOT / "grading" / "grade"), "-q", "--build", args.build,
+               "--lab", LAB, "--out", str(out), *expect.get("options", []), str(submission)]
+    start = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    (out / "stdout.txt").parent.mkdir(parents=True, exist_ok=True)
+    (out / "stdout.txt").write_text(proc.stdout + proc.stderr)
+    results_path = out / "results.json"
+    if proc.returncode not in (0, 1) or not results_path.exists():
+        print(f"FAIL {name}: the grader exited {proc.returncode}: "
+              + " ".join((proc.stderr or proc.stdout).split())[-300:])
+        return proc.returncode if proc.returncode in (2, 3) else 1
+    results = json.loads(results_path.read_text())
+    problems = check(expect, results)
+    verdict = "PASS" if not problems else "FAIL"
+    detail = "; ".join(problems) if problems else summary(results)
+    print(f"{verdict} {name} ({seconds:.0f} s): {detail}")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
