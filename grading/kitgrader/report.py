@@ -81,7 +81,7 @@ def lab_table(lab, verbose=False):
         for run in found:
             for finding in run.findings[:3]:
                 for i, line in enumerate(finding.splitlines()):
-                    lead = f"{run.tool}: " if i == 0 else " " * (len(run.tool) + 4)
+                    lead = f"{run.tool}: " if i == 0 else " " * (len(run.tool) + 2)
                     lines.append(f"       {lead}{line.strip()}")
     return lines
 
