@@ -36,7 +36,6 @@ class Kit:
     build: Path
     labs_root: Path
     rubric_dir: Path
-    tests_root: Path
 
     @classmethod
     def at(cls, root, build=None, kit_root=None):
@@ -47,7 +46,6 @@ class Kit:
             build=Path(build).resolve() if build else root / "build",
             labs_root=other / "labs",
             rubric_dir=other / "grading" / "rubric",
-            tests_root=other / "tests",
         )
 
     def obj(self, *parts):

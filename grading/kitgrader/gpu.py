@@ -101,10 +101,32 @@ def busy_with(gpu):
             if len(row) >= 4 and row[0] in uuids and row[1] != str(mine)]
 
 
-def require_free(gpu):
-    others = busy_with(gpu)
-    if others:
-        which = f"GPU {gpu}" if gpu is not None else "the GPU"
-        raise NoGpu(f"{which} is in use by {', '.join(others)}: time limits and speed points "
-                    "would not be fair. Wait for it, choose another with --gpus, or grade "
-                    "anyway with --allow-busy-gpu")
+def pick_gpus(kit, candidates, count, allow_busy=False):
+    """Up to `count` of the candidate GPUs that are ready and (unless allowed) not in use.
+
+    Returns [(gpu, the probe's line)] and notes on the GPUs passed over; raises NoGpu,
+    with every reason, when none can be used.
+    """
+    chosen, passed_over = [], []
+    for gpu in candidates:
+        name = f"GPU {gpu}" if gpu is not None else "the GPU"
+        ready, line = probe(kit, gpu_env(gpu))
+        if not ready:
+            reason = line.replace("no usable GPU: ", "")
+            passed_over.append(f"{name}: {reason}" if gpu is not None else reason)
+            continue
+        others = [] if allow_busy else busy_with(gpu)
+        if others:
+            passed_over.append(f"{name} is in use by {', '.join(others)}")
+            continue
+        chosen.append((gpu, line))
+        if len(chosen) == count:
+            break
+    if not chosen:
+        busy = any("in use by" in note for note in passed_over)
+        raise NoGpu("grading needs an NVIDIA GPU, and none is usable here: "
+                    + "; ".join(passed_over)
+                    + (". Time limits and speed points would not be fair on a GPU in use: "
+                       "wait, choose others with --gpus, or grade anyway with "
+                       "--allow-busy-gpu" if busy else ""))
+    return chosen, passed_over
