@@ -2,12 +2,14 @@
 # make deps: makes sure the tools the kit builds with are here, installing what is missing
 # with apt when run as root, or printing the one command to run otherwise.
 # Needed: nvcc (the CUDA Toolkit, never installed here), CUnit (static library and headers),
-# Doxygen, Graphviz (dot) and MathJax (for formulas in the docs, read offline).
+# Doxygen, Graphviz (dot), MathJax (for formulas in the docs, read offline) and Python 3
+# (the grader; standard library only).
 set -u
 missing=()
 cc=${CC:-gcc}
 [ -f "$($cc -print-file-name=libcunit.a)" ] && [ -f /usr/include/CUnit/CUnit.h ] || missing+=(libcunit1-dev)
 command -v doxygen >/dev/null || missing+=(doxygen)
+command -v python3 >/dev/null || missing+=(python3)
 command -v dot >/dev/null || missing+=(graphviz)
 [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
 
