@@ -370,6 +370,52 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertFalse((out / "results.json").exists())
 
 
+class GradeWithAFakeGpu(unittest.TestCase):
+    """The path a GPU machine takes (probe first, probe again after a hang or a crash), with
+    a stand-in for build/tools/gpu_probe: the fixture labs' tests need no GPU anyway."""
+
+    def build_with_probe(self, name, script):
+        build = STATE["tmp"] / name
+        if not build.exists():
+            shutil.copytree(STATE["build"], build)
+        probe = build / "tools" / "gpu_probe"
+        probe.unlink()
+        probe.write_text("#!/bin/sh\n" + script)
+        probe.chmod(0o755)
+        return build
+
+    def grade_with(self, build, submission, name):
+        out = STATE["out"] / name
+        command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out), "--build",
+                   str(build), "--kit-root", str(FIXTURE_KIT), str(submission)]
+        env = dict(os.environ)
+        env.pop("KIT_GRADER_NO_GPU_CHECK", None)
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        results = out / "results.json"
+        return proc, json.loads(results.read_text()) if results.exists() else None, out
+
+    def test_probed_and_probed_again_after_a_hang(self):
+        build = self.build_with_probe("build-fake-gpu", 'echo "GPU: a fake GPU"\n')
+        proc, results, _ = self.grade_with(build, HOST / "host_hang", "fake-gpu-hang")
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertEqual(results["score"], 7)
+        self.assertEqual(results["extra_data"]["gpu"], "GPU: a fake GPU")
+        self.assertIn("GPU: a fake GPU", proc.stdout)
+
+    def test_a_gpu_lost_during_grading_scores_nothing(self):
+        counter = STATE["tmp"] / "probe-count"
+        counter.write_text("0")
+        build = self.build_with_probe("build-lost-gpu", (
+            f'n=$(($(cat {counter}) + 1)); echo $n > {counter}\n'
+            'if [ $n -gt 2 ]; then echo "no usable GPU: it fell off the bus"; exit 3; fi\n'
+            'echo "GPU: a fake GPU"\n'))
+        proc, results, out = self.grade_with(build, HOST / "host_hang", "lost-gpu")
+        self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+        self.assertIn("fell off the bus", proc.stdout + proc.stderr)
+        self.assertIsNone(results)
+        self.assertIn("NOT GRADED", (out / "grade.log").read_text())
+
+
 # ---- the parts, one by one ------------------------------------------------------------------
 
 
