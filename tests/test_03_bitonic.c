@@ -575,10 +575,17 @@ static void test_global_keys_only(void)
     }
 }
 
+/* 2^24 keys: each step downloaded and checked, so a few inputs only (about 4 s each). */
 static void test_global_large(void)
 {
-    const size_t sizes[] = {(size_t)1 << 24};
-    check_last_stage_sweep(sizes, 1, FEW_DISTS, 47);
+    const size_t n = (size_t)1 << 24;
+    const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES,
+                              KIT_DIST_UNIFORM};
+    for (int k = 0; k < 4; k++) {
+        if (!check_global_steps(n, n, BITONIC_TILE, dists[k], 47 + k, k % 2, 1)) {
+            return;
+        }
+    }
 }
 
 /* ---- 3.3 the shared merge ------------------------------------------------------------------ */
