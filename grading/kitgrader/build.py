@@ -103,7 +103,8 @@ def _step(command, cwd, work_dir, kit_root, time_limit, what):
     if result.timed_out:
         message = f"{what} took longer than {time_limit:g} s and was stopped"
     elif not ok:
-        message = _readable(output, work_dir, kit_root) or f"{what} failed (exit {result.exit_code})"
+        message = (_readable(output, work_dir, kit_root)
+                   or f"{what} failed (exit {result.exit_code})")
     return Step(ok=ok and not result.timed_out, command=[str(c) for c in command],
                 output=output, message=message)
 

@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import NoGpu
+from . import EXIT_NO_GPU
 from .discover import find_student_file
 from .grader import SubmissionGrader
 from .report import write_gradebook, write_submission
@@ -48,14 +48,14 @@ def grade_class(context, submissions, out_dir, gpus, jobs, echo, verbose=False):
         if lost.is_set() or stopping():
             return SubmissionResult(name=name, path=str(folder), error="not graded: "
                                     + (lost_reason[0] if lost_reason else "grading stopped"),
-                                    exit_code=3)
+                                    exit_code=EXIT_NO_GPU)
         gpu_id = free.get()
         try:
             grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id)
             result = grader.grade()
         finally:
             free.put(gpu_id)
-        if result.error and result.exit_code == NoGpu("").exit_code:
+        if result.error and result.exit_code == EXIT_NO_GPU:
             lost_reason.append(result.error)
             lost.set()
         write_submission(result, out_dir / name, verbose)

@@ -35,17 +35,17 @@ SORTS = [
 ]
 
 REACHING_AROUND = {
-    "read or change the environment": "getenv secure_getenv setenv unsetenv putenv clearenv environ __environ "
-                       "_environ",
-    "open files or use file descriptors": "open open64 openat openat64 creat creat64 fopen fopen64 freopen "
-                             "freopen64 fdopen close close_range dup dup2 dup3 fcntl fcntl64 "
-                             "ioctl write pwrite pwrite64 writev pwritev send sendto sendmsg "
-                             "socket socketpair pipe pipe2 mkfifo mmap mmap64 mprotect",
-    "start, signal or end processes, load libraries or make system calls": "fork vfork clone clone3 execl execle execlp execv execve execvp "
-                             "execvpe fexecve system popen posix_spawn posix_spawnp daemon kill "
-                             "killpg tgkill raise signal sigaction setsid setpgid setpgrp prctl "
-                             "ptrace _exit _Exit quick_exit at_quick_exit dlopen dlsym dlvsym "
-                             "process_vm_writev syscall",
+    "read or change the environment":
+        "getenv secure_getenv setenv unsetenv putenv clearenv environ __environ _environ",
+    "open files or use file descriptors":
+        "open open64 openat openat64 creat creat64 fopen fopen64 freopen freopen64 fdopen "
+        "close close_range dup dup2 dup3 fcntl fcntl64 ioctl write pwrite pwrite64 writev "
+        "pwritev send sendto sendmsg socket socketpair pipe pipe2 mkfifo mmap mmap64 mprotect",
+    "start, signal or end processes, load libraries or make system calls":
+        "fork vfork clone clone3 execl execle execlp execv execve execvp execvpe fexecve "
+        "system popen posix_spawn posix_spawnp daemon kill killpg tgkill raise signal "
+        "sigaction setsid setpgid setpgrp prctl ptrace _exit _Exit quick_exit at_quick_exit "
+        "dlopen dlsym dlvsym process_vm_writev syscall",
 }
 CALL_WHY = {name: what for what, names in REACHING_AROUND.items() for name in names.split()}
 CXX_FILES = re.compile(r"\bstd::basic_(i|o)?fstream\b|\bstd::basic_filebuf\b")

@@ -24,8 +24,8 @@ from pathlib import Path
 from . import GraderError, NoGpu
 from . import build, forbidden, gpu, sanitize, speed
 from .discover import check_source, find_student_file
-from .results import (COMPILE_ERROR, FORBIDDEN, GRADED, LINK_ERROR, MISSING, REJECTED,
-                      LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
+from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, REJECTED, LabResult,
+                      SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
 from .run import (CRASHED, FAILED, OUTPUT_LIMIT, SKIPPED, TIMEOUT, NOT_RUN, TestRun, list_tests,
                   run_test)
@@ -270,7 +270,7 @@ class SubmissionGrader:
                        f"{process.signal}, {process.output_bytes} bytes of output, "
                        f"{process.elapsed:.2f} s\n{run.message}\n---\n{process.output}")
         run.log = str(log)
-        if opts.gpu_check and run.status in (TIMEOUT, CRASHED):
+        if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
             # Killing a process in the middle of a kernel must leave the GPU usable.
             gpu.require_gpu(self.ctx.kit, self.env, retries=3)
         if opts.gpu_check and run.status == SKIPPED:

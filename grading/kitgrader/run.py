@@ -32,6 +32,7 @@ KEEP_BYTES = 64 * 1024  # output kept per process: the first 48 KiB and the last
 OUTPUT_LIMIT = 8 * 1024 * 1024  # more output than this and the process is stopped
 EXIT_GRACE_S = 2.0  # how long output may stay open after the process itself has ended
 CHANNEL_BYTES = 4096  # more than this on the result channel is tampering
+KILL_WAIT_S = 60.0  # how long a killed process may take to die (a GPU context to tear down)
 
 # ---- every running process group, so Ctrl-C or SIGTERM can end them all ----------------------
 
@@ -109,6 +110,7 @@ class ProcessResult:
     output_bytes: int = 0
     channel: bytes = b""  # what arrived on the result channel
     token: str = None  # the token this run was given
+    unkillable: bool = False  # still there KILL_WAIT_S after SIGKILL
 
     def channel_lines(self):
         return self.channel.decode("utf-8", "replace").splitlines()
@@ -178,7 +180,11 @@ def run_limited(
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        proc.wait()
+        try:
+            proc.wait(timeout=KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            # Stuck in the kernel (a GPU driver call, say): leave it; the GPU is probed next.
+            result.unkillable = True
         with _running_lock:
             _running.discard(proc.pid)
         proc.stdout.close()
@@ -186,7 +192,9 @@ def run_limited(
             _drain(read_fd, channel_data)
             os.close(read_fd)
     result.elapsed = time.monotonic() - start
-    if proc.returncode < 0:
+    if proc.returncode is None:
+        result.signal = signal.SIGKILL
+    elif proc.returncode < 0:
         result.signal = -proc.returncode
     else:
         result.exit_code = proc.returncode
@@ -272,7 +280,7 @@ def describe_signal(number):
         "SIGFPE": "arithmetic error, such as an integer division by zero",
         "SIGABRT": "aborted: abort(), a failed assert(), or the C library found heap damage",
         "SIGILL": "illegal instruction",
-        "SIGKILL": "killed",
+        "SIGKILL": "killed from outside: out of memory?",
     }.get(name)
     return f"{name} ({what})" if what else name
 

@@ -17,7 +17,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -72,8 +71,9 @@ def make_fixture_build():
             env[key] = value
     arch = "-arch=sm_80"
     flags = env["NVCCFLAGS"].replace(env["GENCODE"], arch)
+    ldlibs = env.get("LDLIBS", "-lm")
     (fb / "grading.env").write_text(
-        f"NVCC={env['NVCC']}\nGENCODE={arch}\nNVCCFLAGS={flags}\nLDLIBS={env.get('LDLIBS', '-lm')}\n"
+        f"NVCC={env['NVCC']}\nGENCODE={arch}\nNVCCFLAGS={flags}\nLDLIBS={ldlibs}\n"
         + "".join(f"NVCCFLAGS_{lab}=\n" for lab in FIXTURE_LABS))
     cc = os.environ.get("CC", "gcc")
     cuda_include = Path(env["NVCC"]).parent.parent / "include"
