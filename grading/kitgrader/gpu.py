@@ -17,6 +17,8 @@ from . import GraderError, NoGpu
 from .run import run_limited
 
 PROBE_TIME_LIMIT_S = 60.0
+BUSY_RETRIES = 3  # a GPU in use is looked at again this many times,
+BUSY_WAIT_S = 5.0  # this far apart, before it is passed over
 
 
 def gpu_env(gpu=None, base=None):
@@ -116,6 +118,11 @@ def pick_gpus(kit, candidates, count, allow_busy=False):
             passed_over.append(f"{name}: {reason}" if gpu is not None else reason)
             continue
         others = [] if allow_busy else busy_with(gpu)
+        for _ in range(BUSY_RETRIES):
+            if not others:
+                break
+            time.sleep(BUSY_WAIT_S)  # a process that just ended may still hold it a moment
+            others = busy_with(gpu)
         if others:
             passed_over.append(f"{name} is in use by {', '.join(others)}")
             continue
