@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make gpu-check: everything the kit must show on a real GPU, in one go, from prebuilt
-# binaries (no compiler, CUnit or Doxygen needed on the GPU host):
+# binaries (no CUnit or Doxygen needed on the GPU host; the grader of step 4 compiles the
+# graded student files, so it needs the CUDA Toolkit's nvcc there too):
 #   1. the host suites and the GPU suite of common/;
 #   2. every lab's GPU suites: the solution passes, the skeleton fails cleanly;
 #   3. compute-sanitizer memcheck and racecheck on the solution's tests;
