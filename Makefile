@@ -173,8 +173,11 @@ check-skeletons: $(BUILD)/tools/skeleton
 # ---- the two commands --------------------------------------------------------------------------
 grade:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all
-	@python3 grading/grade --build $(BUILD) --out $(BUILD)/grade/student $(if $(LAB),--lab $(LAB)) labs
+	@set -o pipefail; \
+	  $(MAKE) --no-print-directory $(TOOLS) $(GRADING_KIT) \
+	  $(foreach l,$(LABS),$(BUILD)/solution/test_$(call lab_id,$(l)) $(BUILD)/solution/bin/$(call lab_name,$(l))) \
+	  2>&1 | sed '/is up to date\.$$/d'
+	@python3 grading/grade -v --build $(BUILD) --out $(BUILD)/grade/student $(if $(LAB),--lab $(LAB)) labs
 
 check-host: all
 	$(BUILD)/test_common
