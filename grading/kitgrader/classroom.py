@@ -35,8 +35,9 @@ def labs_submitted(labs, submissions):
             if any(find_student_file(folder, lab) for _, folder in submissions)]
 
 
-def grade_class(context, submissions, out_dir, gpus, jobs, echo, verbose=False):
-    """Grades every submission; returns their SubmissionResults, in name order."""
+def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
+    """Grades every submission; `say` gets one line per student as each is done. Returns
+    their SubmissionResults, in name order."""
     out_dir = Path(out_dir)
     free = queue.Queue()
     for gpu_id in gpus[:max(1, jobs)]:
@@ -61,12 +62,12 @@ def grade_class(context, submissions, out_dir, gpus, jobs, echo, verbose=False):
         write_submission(result, out_dir / name, verbose)
         where = f" on GPU {gpu_id}" if gpu_id is not None else ""
         if result.error:
-            echo(f"{name}: NOT GRADED ({result.error})")
+            say(f"{name}: NOT GRADED ({result.error})")
         else:
             labs = ", ".join(f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
                              + ("" if lab.status == "graded" else f" ({lab.status})")
                              for lab in result.labs)
-            echo(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
+            say(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
                  f"{result.elapsed:.0f} s{where}")
         return result
 

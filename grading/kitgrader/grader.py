@@ -16,6 +16,7 @@ Per lab of a submission (each on its own: one lab's trouble never stops the next
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -212,7 +213,10 @@ class SubmissionGrader:
         if source is None:
             self._stop(result, MISSING, f"no {lab.student_file} in the submission")
             return
-        result.source = str(source)
+        # Shown as SUBMISSION/.../FILE, not with the grading machine's folders.
+        top = self.submission.resolve().parent
+        result.source = (os.path.relpath(source.resolve(), top)
+                         if source.resolve().is_relative_to(top) else str(source))
         problem = check_source(source)
         if problem:
             self._stop(result, REJECTED, problem)
