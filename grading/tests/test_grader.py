@@ -521,6 +521,26 @@ class RubricFiles(unittest.TestCase):
 
 
 class SpeedPoints(unittest.TestCase):
+    def fake_driver(self, name, body):
+        path = STATE["tmp"] / name
+        path.write_text("#!/bin/sh\n" + body)
+        path.chmod(0o755)
+        return path
+
+    def test_timing_through_the_channel(self):
+        report = 'echo "$KIT_RESULT_TOKEN %s" >&$KIT_RESULT_FD\n'
+        reference = self.fake_driver("ref", report % "ok 1.000 0.9")
+        student = self.fake_driver("stu", report % "ok 2.000 1.9")
+        measured = speed.measure(student, reference, ["-n", "2^10"], None, 10)
+        self.assertTrue(measured.measured, measured.log)
+        self.assertAlmostEqual(measured.ratio, 2.0)
+        printed = self.fake_driver("liar", 'echo "timed_driver: ok 0.001 0.001"\n')
+        measured = speed.measure(printed, reference, [], None, 10)
+        self.assertFalse(measured.measured)
+        self.assertIn("your sort could not be timed", measured.message)
+        wrong = self.fake_driver("wrong", report % "wrong keys[3] is 7" + "exit 1\n")
+        self.assertIn("keys[3] is 7", speed.measure(wrong, reference, [], None, 10).message)
+
     def test_the_rule(self):
         self.assertEqual(speed.speed_points(0.5, 10), 10)
         self.assertEqual(speed.speed_points(1.25, 10), 10)
