@@ -212,7 +212,9 @@ static void usage(const char *program, FILE *out)
             "  -h             this help\n"
             "Without a usable GPU, GPU suites print 'SKIPPED <suite>: <reason>'.\n"
             "Last line: 'N passed, N failed, N skipped'. Exit code: 0 nothing failed, 1 a test\n"
-            "failed, 2 bad options or unknown suite/test.\n",
+            "failed, 2 bad options or unknown suite/test.\n"
+            "With KIT_RESULT_FD and KIT_RESULT_TOKEN set (by grading/grade), the same counts\n"
+            "also go to that descriptor as 'TOKEN PASSED FAILED SKIPPED'.\n",
             program);
 }
 

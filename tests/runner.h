@@ -7,6 +7,11 @@
  * writes JUnit XML (`-x FILE`), and skips GPU suites, with the reason, on a machine without
  * a usable GPU. Its last line is `N passed, N failed, N skipped`; its exit code is 0 when
  * nothing failed, 1 when a test failed, 2 for bad options.
+ *
+ * The grader's result channel: when KIT_RESULT_FD and KIT_RESULT_TOKEN are set, the runner
+ * takes both out of its environment first thing, and at the very end writes one line,
+ * `TOKEN PASSED FAILED SKIPPED`, to that descriptor. grading/grade scores a test from that
+ * line and the exit status only, never from what the test printed.
  */
 #ifndef KIT_RUNNER_H
 #define KIT_RUNNER_H
