@@ -63,7 +63,7 @@ class GradingContext:
         self.kit = kit
         self.labs = labs
         self.options = options
-        self.work_root = Path(work_root)
+        self.work_root = Path(work_root).resolve()
         self.toolchain = None
         self.plans = {}
 
@@ -140,7 +140,7 @@ class SubmissionGrader:
         self.ctx = context
         self.name = name
         self.submission = Path(submission)
-        self.out = Path(out_dir)
+        self.out = Path(out_dir).resolve()  # absolute: tests run in folders of their own
         self.gpu_id = gpu_id
         self.labs = labs if labs is not None else context.labs
         self.env = gpu.gpu_env(gpu_id)
