@@ -78,11 +78,15 @@ def lab_table(lab, verbose=False):
                                       "; ".join(r.message for r in found))
         lines.append(f"   {'compute-sanitizer':<26} {fmt(-lab.deduction):>7} {'-':>7} {'-':>6}  "
                      f"{_short(text)}")
+        shown = []  # the same finding from several tests is shown once
         for run in found:
-            for finding in run.findings[:3]:
-                for i, line in enumerate(finding.splitlines()):
-                    lead = f"{run.tool}: " if i == 0 else " " * (len(run.tool) + 2)
-                    lines.append(f"       {lead}{line.strip()}")
+            shown += [(run.tool, f) for f in run.findings if (run.tool, f) not in shown]
+        for tool, finding in shown[:5]:
+            for i, line in enumerate(finding.splitlines()):
+                lead = f"{tool}: " if i == 0 else " " * (len(tool) + 2)
+                lines.append(f"       {lead}{line.strip()}")
+        if len(shown) > 5:
+            lines.append(f"       ... {len(shown) - 5} more in results.json and the logs")
     return lines
 
 
