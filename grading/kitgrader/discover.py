@@ -178,7 +178,9 @@ def find_student_file(submission, lab):
     """Where a submission holds the lab's student file, or None.
 
     Looked for, in this order: DIR/NN-name/FILE (a folder shaped like labs/),
-    DIR/labs/NN-name/FILE (a whole copy of the kit), DIR/FILE (only the student files).
+    DIR/labs/NN-name/FILE (a whole copy of the kit), DIR/FILE (only the student files), and
+    else the one file of that name anywhere below DIR (an archive unpacked into a folder of
+    its own, say); when there are several, none is taken (see misplaced_copies()).
     """
     submission = Path(submission)
     for candidate in (submission / lab.id / lab.student_file,
@@ -186,7 +188,19 @@ def find_student_file(submission, lab):
                       submission / lab.student_file):
         if candidate.is_file() or candidate.is_symlink():
             return candidate
-    return None
+    copies = misplaced_copies(submission, lab)
+    return copies[0] if len(copies) == 1 else None
+
+
+def misplaced_copies(submission, lab, deepest=4):
+    """Files named like the lab's student file anywhere below the submission (not too deep,
+    hidden folders left out)."""
+    found = []
+    for path in sorted(Path(submission).rglob(lab.student_file)):
+        parts = path.relative_to(submission).parts
+        if len(parts) <= deepest + 1 and not any(p.startswith(".") for p in parts):
+            found.append(path)
+    return found
 
 
 def check_source(path):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import GraderError, NoGpu
 from . import build, forbidden, gpu, sanitize, speed
-from .discover import check_source, find_student_file
+from .discover import check_source, find_student_file, misplaced_copies
 from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, REJECTED, LabResult,
                       SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
@@ -211,7 +211,11 @@ class SubmissionGrader:
         opts = self.ctx.options
         source = find_student_file(self.submission, lab)
         if source is None:
-            self._stop(result, MISSING, f"no {lab.student_file} in the submission")
+            copies = misplaced_copies(self.submission, lab)
+            where = "" if not copies else (
+                f" where the grader looks ({lab.id}/{lab.student_file}), and more than one "
+                "elsewhere: " + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+            self._stop(result, MISSING, f"no {lab.student_file} in the submission{where}")
             return
         # Shown as SUBMISSION/.../FILE, not with the grading machine's folders.
         top = self.submission.resolve().parent

@@ -216,6 +216,18 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertEqual(list(results["extra_data"]["labs"]), ["91-hostsum"])
         self.assertEqual(results["score"], 6)
 
+    def test_a_file_elsewhere_in_the_submission(self):
+        nested = STATE["tmp"] / "nested"
+        shutil.rmtree(nested, ignore_errors=True)
+        shutil.copytree(HOST / "good", nested / "lab-archive-main" / "labs")
+        rc, out, err, results, _ = grade(nested)
+        self.assertEqual(results["score"], 20, out + err)  # the one copy of each file
+        shutil.copytree(HOST / "flat", nested / "old")  # a second hostsum.cu: ambiguous
+        rc, out, err, results, _ = grade(nested, "--lab", "91")
+        lab = results["extra_data"]["labs"]["91-hostsum"]
+        self.assertEqual(lab["status"], "missing")
+        self.assertIn("old/hostsum.cu", lab["message"])
+
     def test_host_hang_costs_only_the_hanging_test(self):
         start = time.monotonic()
         rc, out, err, results, _ = grade(HOST / "host_hang")
