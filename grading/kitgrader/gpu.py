@@ -135,5 +135,5 @@ def pick_gpus(kit, candidates, count, allow_busy=False):
                     + "; ".join(passed_over)
                     + (". Time limits and speed points would not be fair on a GPU in use: "
                        "wait, choose others with --gpus, or grade anyway with "
-                       "--allow-busy-gpu" if busy else ""))
+                       "--allow-busy-gpu (make grade: KIT_ALLOW_BUSY_GPU=1)" if busy else ""))
     return chosen, passed_over
