@@ -226,7 +226,7 @@ static cudaError_t time_lab_sort(const kit_driver_algo *algo, const unsigned int
 static int run_bench(const kit_lab_driver *lab, const options *opt)
 {
     double copy_gbps = 0;
-    if (lab->bench_bytes) {
+    if (opt->algo->bench_bytes) {
         CUDA_CHECK(kit_baseline_copy_gbps((size_t)1 << 28, opt->reps, &copy_gbps));
         printf("device-to-device copy: %.0f GB/s (bytes read + written, 256 MiB)\n", copy_gbps);
     }
@@ -234,7 +234,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
            lab->name, opt->algo->name, opt->reps);
     printf("%10s %10s %10s %10s %10s %10s %8s %8s", "n", "lab ms", "lab Mk/s", "CUBradix",
            "CUBmerge", "std::sort", "lab/CUB", "lab/CPU");
-    if (lab->bench_bytes) {
+    if (opt->algo->bench_bytes) {
         printf(" %10s %8s", "floor ms", "floor%");
     }
     printf("\n");
@@ -272,8 +272,8 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
         printf("%10zu %10.3f %10.1f %10.1f %10.1f %10.1f %7.2fx %7.2fx", n, lab_ms,
                n / (lab_ms * 1e3), n / (radix_ms * 1e3), n / (merge_ms * 1e3),
                n / (cpu_ms * 1e3), lab_ms / radix_ms, lab_ms / cpu_ms);
-        if (lab->bench_bytes) {
-            double floor_ms = lab->bench_bytes(n) / (copy_gbps * 1e6);
+        if (opt->algo->bench_bytes) {
+            double floor_ms = opt->algo->bench_bytes(n) / (copy_gbps * 1e6);
             printf(" %10.3f %7.0f%%", floor_ms, 100.0 * floor_ms / lab_ms);
         }
         printf("\n");
@@ -283,7 +283,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
     }
     printf("(Mk/s: millions of keys per second; lab/CUB (radix) and lab/CPU are time ratios,\n"
            " below 1 means the lab is faster");
-    if (lab->bench_bytes) {
+    if (opt->algo->bench_bytes) {
         printf("; floor: the bytes the lab's passes must move at the copy\n"
                " bandwidth, floor%%: that floor over the lab's time");
     }

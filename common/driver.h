@@ -15,7 +15,7 @@
  * | `--check` | verify the result against the input snapshot |
  * | `--trace` | small n only: print the array after every step |
  * | `--bench` | keys/s at several n beside CUB's radix and merge sorts and one CPU core's
- *   std::sort; with ::kit_lab_driver::bench_bytes, the copy-bandwidth floor too |
+ *   std::sort; with ::kit_driver_algo::bench_bytes, the copy-bandwidth floor too |
  *
  * Exit codes: exit_codes.h (0 ok, 1 wrong result, 2 bad arguments or n too large for the
  * GPU's memory, 3 no GPU, 4 CUDA error, including a TODO not written yet).
@@ -40,6 +40,12 @@ typedef struct {
     cudaError_t (*sort)(unsigned int *d_keys, size_t n); /**< sorts in place on the device */
     size_t max_n;                                        /**< largest n it takes; 0: any */
     const char *todo;                                    /**< the TODO that writes it, "1.2" */
+    /**
+     * Optional: the bytes of global memory one sort of n keys must read and write (from its
+     * number of passes). --bench then divides them by the measured device-to-device copy
+     * bandwidth: the time no sort with that many passes can beat, and how close it comes.
+     */
+    double (*bench_bytes)(size_t n);
 } kit_driver_algo;
 
 /** What a lab tells the driver. */
@@ -52,12 +58,6 @@ typedef struct {
     cudaError_t (*trace)(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out);
     size_t trace_max_n;                       /**< largest n --trace accepts */
     const size_t *bench_sizes;                /**< --bench sizes, ending with 0 */
-    /**
-     * Optional: the bytes of global memory one sort of n keys must read and write (from its
-     * number of passes). --bench then divides them by the measured device-to-device copy
-     * bandwidth: the time no sort with that many passes can beat, and how close the lab is.
-     */
-    double (*bench_bytes)(size_t n);
 } kit_lab_driver;
 
 /** Parses the command line, runs, prints, and returns the exit code. */

@@ -106,6 +106,28 @@ static cudaError_t trace_network(unsigned int *d_keys, unsigned int *keys, size_
     return err;
 }
 
+/* Global-memory passes of the network on n keys: the tile sort, then for each larger stage
+ * its global steps (strides of a tile or more) and one shared merge. */
+static double global_passes(size_t n)
+{
+    size_t m = bitonic_padded_length(n), stages = 0;
+    while (((size_t)BITONIC_TILE << stages) < m) {
+        stages++;
+    }
+    return 1.0 + stages * (stages + 1) / 2.0 + stages;
+}
+
+/* Each pass reads and writes every key (and value): --bench's bandwidth floor. */
+static double bytes_keys(size_t n)
+{
+    return global_passes(n) * 2.0 * sizeof(unsigned int) * bitonic_padded_length(n);
+}
+
+static double bytes_pairs(size_t n)
+{
+    return 2.0 * bytes_keys(n);
+}
+
 static const size_t bench_sizes[] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 26, 0};
 
 int main(int argc, char **argv)
@@ -113,8 +135,8 @@ int main(int argc, char **argv)
     const kit_lab_driver lab = {
         .name = "bitonic",
         .title = "Lab 03, bitonic sort of key/value pairs",
-        .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4"},
-                  {"keys", sort_keys_ascending, 0, "3.1-3.4"}},
+        .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4", bytes_pairs},
+                  {"keys", sort_keys_ascending, 0, "3.1-3.4", bytes_keys}},
         .default_n = 4096,
         .trace = trace_network,
         .trace_max_n = 32,
