@@ -153,7 +153,7 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
         }
         i++; /* the option's value */
     }
-    if (opt->algo->max_n && opt->n > opt->algo->max_n) {
+    if (!opt->bench && opt->algo->max_n && opt->n > opt->algo->max_n) {
         fprintf(stderr, "%s: --algo %s sorts at most %zu keys; -n %zu is too large\n", lab->name,
                 opt->algo->name, opt->algo->max_n, opt->n);
         return KIT_EXIT_USAGE;
