@@ -185,13 +185,16 @@ check-host: all
 check-gpu: all
 	@bash tests/check_gpu.sh $(BUILD) $(LABS)
 
+# Every step's output also goes to $(BUILD)/check.log; the last line adds up the counts.
 check:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory check-host
-	@$(MAKE) --no-print-directory check-skeletons
-	@$(MAKE) --no-print-directory docs
-	@$(MAKE) --no-print-directory check-grader
-	@$(MAKE) --no-print-directory check-gpu
+	@mkdir -p $(BUILD); set -o pipefail; \
+	{ $(MAKE) --no-print-directory deps && \
+	  $(MAKE) --no-print-directory check-host && \
+	  $(MAKE) --no-print-directory check-skeletons && \
+	  $(MAKE) --no-print-directory docs && \
+	  $(MAKE) --no-print-directory check-grader && \
+	  $(MAKE) --no-print-directory check-gpu; } 2>&1 | tee $(BUILD)/check.log; \
+	status=$$?; bash tools/check_summary.sh $(BUILD)/check.log; exit $$status
 
 check-grader: all
 	@python3 grading/tests/test_grader.py --build $(BUILD)
