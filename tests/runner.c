@@ -13,6 +13,7 @@
 
 #include "exit_codes.h"
 #include "gpu.h"
+#include "result_channel.h"
 #include "timer.h"
 
 #define MAX_SUITES 64
@@ -35,46 +36,11 @@ static FILE *junit;
  * takes both from its environment first thing (so nothing run later finds them there) and
  * writes one line `<token> <passed> <failed> <skipped>` at the very end. The grader scores a
  * test only from that line and the exit status, never from what the process printed. */
-static int result_fd = -1;
-static char result_token[128];
-
-static void take_result_channel(void)
-{
-    const char *fd_text = getenv("KIT_RESULT_FD");
-    const char *token = getenv("KIT_RESULT_TOKEN");
-    if (fd_text && token && strlen(token) > 0 && strlen(token) < sizeof result_token) {
-        char *end = NULL;
-        long fd = strtol(fd_text, &end, 10);
-        if (end != fd_text && *end == '\0' && fd > 2 && fd < 65536) {
-            result_fd = (int)fd;
-            strcpy(result_token, token);
-            fcntl(result_fd, F_SETFD, FD_CLOEXEC);
-        }
-    }
-    unsetenv("KIT_RESULT_FD");
-    unsetenv("KIT_RESULT_TOKEN");
-}
-
 static void write_result_line(unsigned n_passed, unsigned n_failed, unsigned n_skipped)
 {
-    if (result_fd < 0) {
-        return;
-    }
-    char line[256];
-    int len = snprintf(line, sizeof line, "%s %u %u %u\n", result_token, n_passed, n_failed,
-                       n_skipped);
-    for (int done = 0; len > 0 && done < len;) {
-        ssize_t w = write(result_fd, line + done, (size_t)(len - done));
-        if (w < 0 && errno == EINTR) {
-            continue;
-        }
-        if (w <= 0) {
-            break;
-        }
-        done += (int)w;
-    }
-    close(result_fd);
-    result_fd = -1;
+    char result[64];
+    snprintf(result, sizeof result, "%u %u %u", n_passed, n_failed, n_skipped);
+    kit_result_channel_send(result);
 }
 
 static int is_gpu_suite(CU_pSuite suite)
@@ -239,7 +205,7 @@ static int count_active_tests(CU_pSuite suite)
 
 int main(int argc, char **argv)
 {
-    take_result_channel();
+    kit_result_channel_take();
     const char *only_suite = NULL, *only_test = NULL, *xml_path = NULL;
     int list = 0;
     for (int i = 1; i < argc; i++) {

@@ -1,0 +1,29 @@
+/**
+ * @file result_channel.h
+ * @brief The grader's result channel, as the kit's programs (test runner, timed driver) use it.
+ *
+ * The grader gives a program a pipe it owns (`KIT_RESULT_FD`) and a fresh random token
+ * (`KIT_RESULT_TOKEN`). The program takes both out of its environment first thing, so code
+ * run later (a student's) does not find them there, and at the very end writes one line
+ * `<token> <result>` to the pipe. The grader scores only from that line and the exit status,
+ * never from what the program printed.
+ */
+#ifndef KIT_RESULT_CHANNEL_H
+#define KIT_RESULT_CHANNEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Takes the channel out of the environment; call it before anything else in main(). */
+void kit_result_channel_take(void);
+
+/** Writes `<token> <result>` and a newline to the channel once, then closes it; does nothing
+ * when the program was not given a channel. */
+void kit_result_channel_send(const char *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
