@@ -53,7 +53,7 @@ TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe
 help:
 	@echo "GPU Sorting Lab Kit. Targets:"
 	@echo "  make              build everything: common/, both variants of each lab, tests, tools"
-	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU; exit 3 without one)"
+	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU: without one the grader exits 3)"
 	@echo "  make check        the kit's own tests: host suites, skeletons, docs, GPU suites if a GPU"
 	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
 	@echo "  make skeletons    rewrite labs/NN/name.cu from solutions/NN/name.cu"
