@@ -146,7 +146,8 @@ __global__ void __launch_bounds__(TILE_THREADS)
 /**
  * TODO 3.2. One step (size, stride) over global memory: thread c of the grid does
  * comparator c, keys bitonic_pair_low(c, stride) and `stride` further. Both keys (and
- * values) are read once into registers and always written back, in order.
+ * values) are read once into registers and always written back, exchanged or not: the one
+ * that belongs first in the comparator's direction to the lower index.
  */
 __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *values, size_t n,
                                             size_t size, size_t stride, size_t run, int descending)
@@ -237,7 +238,8 @@ __global__ void pad_kernel(const unsigned int *keys, const unsigned int *values,
  * as many sentinel keys as array b had, but their values may be padding's. Thread i looks
  * at input pair i (the caller's buffers still hold the input): if its key is the sentinel,
  * it takes the next free place from the end of array b's real part (counter b) and writes
- * its value there, in the padded buffer.
+ * its value there, in the padded buffer. `total` is n * count, the real pairs of all arrays
+ * (the padded buffer holds m * count).
  */
 __global__ void restore_sentinel_values_kernel(const unsigned int *keys, const unsigned int *values,
                                                size_t n, size_t total, size_t m,
@@ -257,7 +259,8 @@ __global__ void restore_sentinel_values_kernel(const unsigned int *keys, const u
 
 /**
  * TODO 3.4. The inverse of ::pad_kernel: thread i copies pair i of the output (key
- * `i % n` of array `i / n`) from the padded buffer; the padding is left behind.
+ * `i % n` of array `i / n`) from the padded buffer; the padding is left behind. `total` is
+ * n * count, the output pairs of all arrays.
  */
 __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int *padded_values,
                              size_t n, size_t m, size_t total, unsigned int *keys,
