@@ -44,7 +44,7 @@ KIT_LIB := $(BUILD)/lib/libkit.a
 BASELINES_OBJ := $(BUILD)/obj/common/baselines.o
 RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
 HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
-TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe
+TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox_exec
 
 .PHONY: all help deps check check-host check-skeletons check-gpu check-grader skeletons grade \
         docs clean gpu-check FORCE
@@ -92,6 +92,10 @@ $(BUILD)/tools/skeleton: tools/skeleton.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
+$(BUILD)/tools/sandbox_exec: tools/sandbox_exec.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
 $(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.o $(KIT_LIB)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
@@ -134,7 +138,40 @@ SKELETON_PAIRS := $(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu)
 # ---- what the grader links a student's file with ---------------------------------------------
 # grading/grade compiles only the student's .cu (with the flags below) and links it with these
 # prebuilt parts, so a GPU node needs nothing but the driver and the CUDA Toolkit.
-GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/timed_driver.o
+#
+# A graded test runs in two processes (tests/remote.h): the verdict binary, built here from
+# the kit's code alone (runner, suites, verifier, and stubs that send the lab's calls away),
+# and an executor the grader links from the student's object, the dispatcher and the lab's
+# call table. The timed driver of speed points is split the same way.
+REMOTE_CLIENT_OBJ := $(BUILD)/obj/tests/remote_client.o
+REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/tests/remote_executor.o
+GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/timed_driver.o \
+               $(REMOTE_EXECUTOR_OBJ) \
+               $(foreach l,$(LABS_ALL),$(BUILD)/grading/verdict_$(call lab_id,$(l)) \
+                 $(BUILD)/grading/timed_$(call lab_id,$(l)) \
+                 $(BUILD)/obj/tests/api_$(call lab_id,$(l)).exec.o)
+
+$(BUILD)/obj/grading/%.o: CFLAGS += -Itests
+
+# The executor's half of a lab's call table: the same file, compiled as the executor's.
+$(BUILD)/obj/tests/%.exec.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DKIT_REMOTE_EXECUTOR -MMD -MP -c $< -o $@
+
+define GRADING_RULES
+$(BUILD)/grading/verdict_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
+        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(BUILD)/obj/tests/api_$(call lab_id,$(1)).o \
+        $(REMOTE_CLIENT_OBJ) $(KIT_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) -o $$@ $$^ $(CUNIT_LIB) $$(LDLIBS)
+
+$(BUILD)/grading/timed_$(call lab_id,$(1)): $(BUILD)/obj/grading/timed_driver.o \
+        $(BUILD)/obj/labs/$(1)/$(call lab_name,$(1))_main.o \
+        $(BUILD)/obj/tests/api_$(call lab_id,$(1)).o $(REMOTE_CLIENT_OBJ) $(KIT_LIB)
+	@mkdir -p $$(@D)
+	$$(CC) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach l,$(LABS_ALL),$(eval $(call GRADING_RULES,$(l))))
 
 $(BUILD)/lib/libcunit.a: $(CUNIT_LIB)
 	@mkdir -p $(@D)
@@ -197,6 +234,8 @@ check:
 	status=$$?; bash tools/check_summary.sh $(BUILD)/check.log; exit $$status
 
 check-grader: all
+	@python3 grading/tests/test_sandbox.py --build $(BUILD)
+	@python3 grading/tests/test_intake.py --build $(BUILD)
 	@python3 grading/tests/test_grader.py --build $(BUILD)
 
 gpu-check: all

@@ -7,7 +7,9 @@
  * own list of sorts is used, but the result goes to the grader's result channel, not to
  * stdout, where the student's code could print a time of its own.
  *
- * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S]
+ * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [-- EXECUTOR...]
+ *   The grader links this with the lab's driver and the remote stubs (tests/remote.h), so
+ *   the lab's code runs in EXECUTOR, a process of its own, and the clock stays here.
  *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on a fresh copy of
  *   the same input; a run's time is the host's clock from the call to the end of
  *   cudaDeviceSynchronize() (so work left running on any stream is counted). The last
@@ -35,6 +37,7 @@
 #include "driver.h"
 #include "exit_codes.h"
 #include "gpu.h"
+#include "remote.h"
 #include "result_channel.h"
 #include "timer.h"
 #include "verify.h"
@@ -101,7 +104,10 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = value != NULL;
-        if (ok && strcmp(arg, "-n") == 0) {
+        if (ok && strcmp(arg, "--") == 0) {
+            kit_remote_configure(argv + i + 1); /* the rest runs the lab's code */
+            break;
+        } else if (ok && strcmp(arg, "-n") == 0) {
             ok = parse_count(value, &n) == 0;
         } else if (ok && strcmp(arg, "--reps") == 0) {
             ok = parse_count(value, &reps) == 0 && reps >= 1 && reps <= 1000;

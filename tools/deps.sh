@@ -3,7 +3,9 @@
 # with apt when run as root, or printing the one command to run otherwise.
 # Needed: nvcc (the CUDA Toolkit, never installed here), CUnit (static library and headers),
 # Doxygen, Graphviz (dot), MathJax (for formulas in the docs, read offline) and Python 3
-# (the grader; standard library only).
+# (the grader; standard library only), and bubblewrap (bwrap): the grader compiles and runs
+# each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
+# students); without it the grader falls back to weaker isolation and says so in the results.
 set -u
 missing=()
 cc=${CC:-gcc}
@@ -11,6 +13,7 @@ cc=${CC:-gcc}
 command -v doxygen >/dev/null || missing+=(doxygen)
 command -v python3 >/dev/null || missing+=(python3)
 command -v dot >/dev/null || missing+=(graphviz)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then

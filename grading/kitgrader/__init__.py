@@ -3,9 +3,12 @@
 One job per module:
     discover   what the kit offers: its labs, their prebuilt parts, a submission's files
     rubric     a lab's rubric (grading/rubric/NN-name.json) or the default one
-    build      compiling a student's file and linking it with the kit's prebuilt parts
+    build      compiling a student's file and linking it into the lab's executor
     run        running a process under limits; running one test through the result channel
+    includes   where a student file's headers may come from (a text scan, nvcc's dependencies)
+    allowlist  what a lab's object may import (the base list and a rubric's additions)
     forbidden  what a lab's object file may not use or define (found with nm)
+    sandbox    the sandbox that compiling and running student code happens in (bubblewrap)
     speed      timing a lab's sort against the reference solution's
     sanitize   compute-sanitizer memcheck and racecheck, and reading their reports
     gpu        is a GPU here, is it free, which ones

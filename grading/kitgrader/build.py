@@ -1,9 +1,17 @@
-"""Compiling a student's file and linking it with the kit's prebuilt parts.
+"""Compiling a student's file, linking it into the lab's executor, and the executor's command.
 
 The grader compiles one file per lab, the student's .cu, with nvcc and exactly the flags the
-Makefile uses (it writes them to build/grading.env), in a folder the grader owns that holds
-nothing but a copy of that file. Headers come from the kit (-I its labs/NN-name and common/),
-never from the submission. Everything else is linked from what `make` built.
+Makefile uses (it writes them to build/grading.env), in the sandbox (sandbox.py), in a folder
+the grader owns that holds nothing but a copy of that file. The sandbox sees the kit's
+labs/NN-name/ and common/ (read-only, as /kit/...), the system and CUDA under /usr, and that
+folder (as /work): not solutions/, the tests, the grader or any other submission. Before the
+compile, nvcc lists the headers the file pulls in, and a header from anywhere else refuses it
+(includes.py).
+
+The student's object is linked, also in the sandbox, into the lab's executor (tests/remote.h):
+the kit's dispatcher and the lab's call table, with the copy functions wrapped so the
+dispatcher counts what reaches the host. The verdict binaries hold no student code: make built
+them (build/grading/).
 """
 
 from __future__ import annotations
@@ -15,10 +23,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import GraderError
+from . import includes, sandbox
 from .run import run_limited
 
 COMPILE_TIME_LIMIT_S = 300.0
 LINK_TIME_LIMIT_S = 120.0
+GIB = 1 << 30
+# A compile may use this much memory, write files this big: enough for nvcc on a lab file for
+# every architecture; a compile-time bomb (an include of /dev/zero, a recursion) hits them.
+COMPILE_LIMITS = sandbox.Limits(cpu_s=COMPILE_TIME_LIMIT_S, address_space=8 * GIB,
+                                file_size=512 << 20, processes=256, open_files=1024,
+                                tmp_size=2 * GIB)
+# The executor: CUDA needs address space, so heap and writable memory are limited instead.
+RUN_LIMITS = dict(data=16 * GIB, file_size=64 << 20, processes=512, open_files=4096,
+                  tmp_size=256 << 20)
+# Copies the dispatcher counts (tests/remote_executor.c): every function the allowlist lets a
+# lab file use to copy from the device to the host.
+WRAPPED_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyFromSymbol")
+INSIDE_KIT = "/kit"  # the kit's read-only parts, in the sandbox
+INSIDE_WORK = "/work"  # the lab's work folder, in the sandbox
+INSIDE_EXECUTOR = "/lab/executor"
 MESSAGE_BYTES = 6000  # compiler output shown to the student (all of it is in the log)
 
 
@@ -87,7 +111,9 @@ class Step:
 
 
 def _readable(output, work_dir, kit_root):
-    text = output.replace(str(work_dir) + "/", "").replace(str(kit_root) + "/", "")
+    text = output
+    for folder in (work_dir, kit_root, INSIDE_WORK, INSIDE_KIT):
+        text = text.replace(str(folder) + "/", "")
     if len(text) > MESSAGE_BYTES:
         text = text[:MESSAGE_BYTES] + "\n[... more in the log ...]"
     return text.strip()
@@ -109,27 +135,84 @@ def _step(command, cwd, work_dir, kit_root, time_limit, what):
                 output=output, message=message)
 
 
-def compile_student(tc, lab, source, obj, time_limit=COMPILE_TIME_LIMIT_S):
-    """nvcc -c on the copy of the student's file; the -I paths are the kit's."""
+def _inside(iso, outside, inside):
+    """A path as the sandboxed command sees it (fallback kinds see the real one)."""
+    return inside if iso.kind.startswith("bwrap") else str(outside)
+
+
+def _cuda_binds(tc):
+    """The CUDA Toolkit, when it lives outside /usr (bound where it is)."""
+    home = Path(tc.nvcc).resolve().parent.parent
+    return [] if str(home).startswith("/usr/") else [(str(home), str(home))]
+
+
+def source_binds(lab):
+    """What a compile sees of the kit: the lab's header folder and common/."""
     kit = lab.kit
-    command = [tc.nvcc, *tc.nvccflags, *tc.flags_for(lab.id), f"-I{lab.dir}",
-               f"-I{kit.root / 'common'}", "-c", str(source), "-o", str(obj)]
-    return _step(command, kit.root, Path(source).parent, kit.root, time_limit, "compiling")
+    return [(str(kit.root / "common"), f"{INSIDE_KIT}/common"),
+            (str(lab.dir), f"{INSIDE_KIT}/labs/{lab.id}")]
 
 
-def link_tests(tc, lab, student_obj, out, time_limit=LINK_TIME_LIMIT_S):
-    """The lab's test binary: the kit's runner and suites with the student's object."""
+def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S):
+    """nvcc -M, the check of every header it names, then nvcc -c; all in the sandbox.
+
+    source and obj are in the lab's work folder; roots are the folders headers may come from
+    (as the sandbox sees them: includes.allowed_roots()). Returns a Step; a header from
+    elsewhere is a failed Step whose message says which.
+    """
+    work = Path(source).parent
+    sandbox.prepare_writable(iso, work)
+    kit_in = _inside(iso, lab.kit.root, INSIDE_KIT)
+    src_in = _inside(iso, source, f"{INSIDE_WORK}/{Path(source).name}")
+    obj_in = _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}")
+    deps = work / "deps.d"
+    deps_in = _inside(iso, deps, f"{INSIDE_WORK}/deps.d")
+    flags = [*tc.nvccflags, *tc.flags_for(lab.id),
+             f"-I{_inside(iso, lab.dir, f'{INSIDE_KIT}/labs/{lab.id}')}",
+             f"-I{_inside(iso, lab.kit.root / 'common', f'{INSIDE_KIT}/common')}"]
+    ro, rw = source_binds(lab) + _cuda_binds(tc), [(str(work), INSIDE_WORK)]
+
+    def boxed(argv):
+        return sandbox.command(iso, argv, ro=ro, rw=rw, cwd=kit_in, limits=COMPILE_LIMITS)
+
+    step = _step(boxed([tc.nvcc, *flags, "-M", src_in, "-o", deps_in]), lab.kit.root, work,
+                 lab.kit.root, time_limit, "compiling")
+    if step.ok:
+        text = deps.read_text(errors="replace") if deps.is_file() else ""
+        problem = includes.check_dependencies(text, src_in, roots)
+        if problem:
+            return Step(ok=False, command=step.command, output=step.output, message=problem)
+        step = _step(boxed([tc.nvcc, *flags, "-c", src_in, "-o", obj_in]), lab.kit.root, work,
+                     lab.kit.root, time_limit, "compiling")
+    return step
+
+
+def executor_parts(lab):
+    """What the grader links a student's object with, besides the CUDA runtime."""
     kit = lab.kit
-    command = [tc.nvcc, *tc.gencode, *tc.flags_for(lab.id), "-o", str(out), str(kit.runner_obj),
-               str(kit.harness_obj), str(lab.test_obj), str(student_obj), str(kit.libkit),
-               str(kit.libcunit), *tc.ldlibs]
-    return _step(command, kit.root, Path(out).parent, kit.root, time_limit, "linking")
+    return [kit.obj("tests", "remote_executor.o"), kit.obj("tests", f"api_{lab.symbol_id}.exec.o"),
+            kit.libkit]
 
 
-def link_timed_driver(tc, lab, lab_obj, out, time_limit=LINK_TIME_LIMIT_S):
-    """The lab's driver with the grader's timed kit_driver_main (grading/timed_driver.c)."""
-    kit = lab.kit
-    command = [tc.nvcc, *tc.gencode, *tc.flags_for(lab.id), "-o", str(out), str(lab.main_obj),
-               str(lab_obj), str(kit.timed_driver_obj), str(kit.baselines_obj),
-               str(kit.libkit), *tc.ldlibs]
-    return _step(command, kit.root, Path(out).parent, kit.root, time_limit, "linking the driver")
+def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
+    """The lab's executor: the dispatcher, the call table and the student's object."""
+    work = Path(out).parent
+    parts = [(str(p), f"{INSIDE_KIT}/parts/{p.name}") for p in executor_parts(lab)]
+    wraps = [w for name in WRAPPED_COPIES for w in ("-Xlinker", f"--wrap={name}")]
+    argv = [tc.nvcc, *tc.gencode, *tc.flags_for(lab.id), "-o",
+            _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
+            *[_inside(iso, outside, inside) for outside, inside in parts],
+            _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}"), *wraps, *tc.ldlibs]
+    command = sandbox.command(iso, argv, ro=parts + _cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
+                              cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
+    return _step(command, lab.kit.root, work, lab.kit.root, time_limit, "linking")
+
+
+def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
+    """The argv that runs a linked executor in the sandbox, on the GPU (CUDA_VISIBLE_DEVICES
+    comes from the environment it is started with). wrapper: a program that runs it, such as
+    compute-sanitizer (its own files bound by wrapper_binds)."""
+    limits = sandbox.Limits(cpu_s=time_limit + 10, **RUN_LIMITS)
+    ro = [(str(executor), INSIDE_EXECUTOR), *wrapper_binds]
+    return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
+                           cwd="/tmp", gpu=True, limits=limits)

@@ -5,16 +5,25 @@ Each submission is graded by its own SubmissionGrader, in a worker thread that h
 are enough. Each student gets OUT/STUDENT/{results.json, grade.log, logs/}; the class gets
 OUT/gradebook.csv. If the GPUs stop working, grading stops: the students not graded are
 marked so in the gradebook, never given zeros.
+
+A class folder is untrusted too: its entries' names become output folders and gradebook
+cells. An entry that is a symbolic link or a special file, or whose name could not safely be
+an output folder's (hidden, an option, a name the output uses, control characters, too long,
+not UTF-8), is never graded and gets a gradebook row saying why. Work folders are named by
+index, and no name goes through a shell.
 """
 
 from __future__ import annotations
 
+import os
 import queue
+import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import EXIT_NO_GPU
+from . import EXIT_NO_GPU, EXIT_USAGE
 from .discover import find_student_file
 from .grader import SubmissionGrader
 from .report import write_gradebook, write_submission
@@ -22,17 +31,65 @@ from .results import SubmissionResult
 from .run import stopping
 
 
+RESERVED = {"gradebook.csv", "work", "logs", "results.json", "grade.log"}  # in OUT/ and OUT/NAME/
+MAX_NAME_BYTES = 100
+
+
+@dataclass
+class Submission:
+    name: str  # the entry's name; shown escaped when refused (see label)
+    folder: Path
+    refused_reason: str = ""  # why it is not graded; "" when it is graded
+
+    @property
+    def label(self):
+        """The name as the terminal and the gradebook show it: control characters and bytes
+        that are not UTF-8 escaped."""
+        return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in self.name)
+
+
 def submissions_in(class_dir):
-    """(name, folder) of every submission: the folders directly under class_dir."""
-    folders = sorted(p for p in Path(class_dir).iterdir()
-                     if p.is_dir() and not p.name.startswith("."))
-    return [(p.name, p) for p in folders]
+    """Every entry directly under class_dir that is, or pretends to be, a submission, in
+    name order: folders, links and special files. Plain files are notes, and hidden entries
+    (.git, .DS_Store) housekeeping: neither is a submission."""
+    found = []
+    with os.scandir(class_dir) as entries:
+        entries = sorted(entries, key=lambda e: e.name)
+    for entry in entries:
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode) or entry.name.startswith("."):
+            continue
+        found.append(Submission(entry.name, Path(class_dir) / entry.name,
+                                _refusal(entry.name, mode)))
+    return found
+
+
+def _refusal(name, mode):
+    """Why an entry of a class folder is not graded, or ""."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not a folder"
+    if not stat.S_ISDIR(mode):
+        return "not a folder"
+    if name.startswith((".", "-")):
+        return "a name that starts with . or -"
+    if name.lower() in RESERVED:
+        return f"a name the grader's output uses ({name})"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "a name that is not UTF-8"
+    if any(not c.isprintable() for c in name):
+        return "a name with control characters or characters that do not print"
+    if size > MAX_NAME_BYTES:
+        return f"a name longer than {MAX_NAME_BYTES} bytes"
+    return ""
 
 
 def labs_submitted(labs, submissions):
-    """The labs at least one submission holds a file for, in kit order."""
+    """The labs at least one gradable submission holds a file for, in kit order."""
     return [lab for lab in labs
-            if any(find_student_file(folder, lab) for _, folder in submissions)]
+            if any(find_student_file(s.folder, lab) for s in submissions
+                   if not s.refused_reason)]
 
 
 def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
@@ -45,14 +102,21 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
     lost = threading.Event()
     lost_reason = []
 
-    def one(name, folder):
+    def one(index, sub):
+        name, folder = sub.name, sub.folder
+        if sub.refused_reason:
+            say(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
+            return SubmissionResult(name=sub.label, path=str(folder), exit_code=EXIT_USAGE,
+                                    error=f"not graded: {sub.refused_reason}")
         if lost.is_set() or stopping():
             return SubmissionResult(name=name, path=str(folder), error="not graded: "
                                     + (lost_reason[0] if lost_reason else "grading stopped"),
                                     exit_code=EXIT_NO_GPU)
         gpu_id = free.get()
         try:
-            grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id)
+            work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
+            grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
+                                      work_dir=work_dir)
             result = grader.grade()
         finally:
             free.put(gpu_id)
@@ -72,7 +136,7 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(gpus)))) as pool:
-        futures = [pool.submit(one, name, folder) for name, folder in submissions]
+        futures = [pool.submit(one, i, sub) for i, sub in enumerate(submissions)]
         results = [f.result() for f in futures]
     write_gradebook(out_dir / "gradebook.csv", results, [lab.id for lab in context.labs])
     return results

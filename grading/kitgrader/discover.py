@@ -15,7 +15,10 @@ and `make` builds, under build/, everything the grader links a student's file wi
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,6 +177,10 @@ def select_labs(labs, wanted):
     return sorted(chosen, key=lambda lab: lab.id)
 
 
+class Rejected(Exception):
+    """The grader will not take a student's file; the message says why, for the student."""
+
+
 def find_student_file(submission, lab):
     """Where a submission holds the lab's student file, or None.
 
@@ -181,26 +188,119 @@ def find_student_file(submission, lab):
     DIR/labs/NN-name/FILE (a whole copy of the kit), DIR/FILE (only the student files), and
     else the one file of that name anywhere below DIR (an archive unpacked into a folder of
     its own, say); when there are several, none is taken (see misplaced_copies()).
+    No symbolic link to a folder is followed: a submission's links may point anywhere on the
+    grading machine. A link in the file's own place is returned, so that read_student_file()
+    refuses it with a message rather than the file seeming missing.
     """
     submission = Path(submission)
-    for candidate in (submission / lab.id / lab.student_file,
-                      submission / "labs" / lab.id / lab.student_file,
-                      submission / lab.student_file):
-        if candidate.is_file() or candidate.is_symlink():
-            return candidate
+    for parts in ((lab.id, lab.student_file), ("labs", lab.id, lab.student_file),
+                  (lab.student_file,)):
+        if _real_folders(submission, parts[:-1]) and _is_entry(submission.joinpath(*parts)):
+            return submission.joinpath(*parts)
     copies = misplaced_copies(submission, lab)
     return copies[0] if len(copies) == 1 else None
 
 
+def _real_folders(root, parts):
+    """Whether root/parts[0]/parts[1]/... are all folders, none of them a symbolic link."""
+    path = Path(root)
+    for part in parts:
+        path = path / part
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _is_entry(path):
+    """Something other than a folder is there (links not followed)."""
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def misplaced_copies(submission, lab, deepest=4):
     """Files named like the lab's student file anywhere below the submission (not too deep,
-    hidden folders left out)."""
+    hidden folders left out, symbolic links to folders not followed)."""
+    submission = Path(submission)
     found = []
-    for path in sorted(Path(submission).rglob(lab.student_file)):
-        parts = path.relative_to(submission).parts
-        if len(parts) <= deepest + 1 and not any(p.startswith(".") for p in parts):
-            found.append(path)
-    return found
+    for folder, folders, files in os.walk(submission, followlinks=False):
+        depth = len(Path(folder).relative_to(submission).parts)
+        folders[:] = sorted(f for f in folders if not f.startswith(".")) if depth < deepest else []
+        if lab.student_file in files:
+            found.append(Path(folder) / lab.student_file)
+    return sorted(found)
+
+
+def read_student_file(root, path, limit=MAX_SOURCE_BYTES):
+    """The bytes of a student's file, read without following a symbolic link anywhere from
+    root down (root itself is the grader's choice and may be one). Raises Rejected when the
+    file is a link, lies in a linked folder, is not a regular file (a FIFO or a device named
+    like the student file must neither hang the grader nor be read) or is larger than limit.
+    """
+    root, path = Path(root), Path(path)
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:  # a path relative to root, or one elsewhere
+        parts = () if path.is_absolute() else path.parts
+    if not parts or any(p in ("..", ".") for p in parts):
+        raise Rejected(f"{path.name or path}: not a file inside the submission")
+    shown = "/".join(parts)
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            child = _open_folder(folder, part, shown)
+            os.close(folder)
+            folder = child
+        return _read_regular_file(folder, parts[-1], shown, limit)
+    finally:
+        os.close(folder)
+
+
+def _open_folder(parent, name, shown):
+    """Opens parent/name as a folder, never through a link."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise Rejected(f"{shown} lies in {name}, which is a symbolic link or not a folder: "
+                           "submit the folder itself") from None
+        raise Rejected(f"{shown}: cannot open the folder {name} ({err.strerror})") from None
+
+
+def _read_regular_file(folder, name, shown, limit):
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError as err:
+        raise Rejected(f"{shown}: cannot read it ({err.strerror})") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise Rejected(f"{name} is a symbolic link: submit the file itself")
+    if not stat.S_ISREG(info.st_mode):  # checked before opening: a device is never opened
+        raise Rejected(f"{name} is not a regular file")
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+    try:
+        fd = os.open(name, flags, dir_fd=folder)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise Rejected(f"{name} is a symbolic link: submit the file itself") from None
+        raise Rejected(f"{shown}: cannot read it ({err.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())  # what was opened, whatever happened since the stat
+        if not stat.S_ISREG(info.st_mode):
+            raise Rejected(f"{name} is not a regular file")
+        if info.st_size > limit:
+            raise Rejected(_too_large(name, info.st_size, limit))
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise Rejected(_too_large(name, len(data), limit))
+    return data
+
+
+def _too_large(name, size, limit):
+    return f"{name} is {size // 1024} KiB, more than {limit // 1024} KiB"
 
 
 def check_source(path):

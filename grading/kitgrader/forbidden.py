@@ -1,14 +1,17 @@
 """What a lab's object file may not use or define, read from its symbols with nm.
 
-Three kinds of findings, each of which scores the lab 0 with a message saying why:
+Four kinds of findings, each of which scores the lab 0 with a message saying why:
   * a library sort instead of the student's own: Thrust, CUB, qsort, std::sort and friends,
     the kit's own CPU sorts and baselines (a rubric may add patterns of its own);
-  * calls that could let the code reach around the tests: reading the environment, opening
-    files or descriptors, starting or signalling processes, raw system calls. A sorting lab
-    needs none of them, and the grader's result channel relies on their absence;
+  * importing anything the lab's allowlist does not name (allowlist.py): a sorting lab needs
+    the CUDA runtime, printing, memory and math, and the grader's result channel and its count
+    of device-to-host copies rely on the absence of everything else. An allowlist, not a
+    deny-list, because there is always one more call that opens a file;
   * defining a symbol the kit's own code uses (a function of the runner, the verifier, CUnit,
-    the C library...), which would replace the kit's version in the test program. A lab file
-    may define its API and its own helpers, nothing the kit links.
+    the C library...), a call of the allowlist, or a name of the grader's link-time wrappers
+    (__wrap_*, __real_*): each would replace the kit's or the grader's version in the test
+    program. A lab file may define its API and its own helpers, nothing the kit links;
+  * raw system calls in inline assembly (a heuristic: objdump finds the instruction).
 A sort written by hand on the host is not visible in symbols: read the code for that.
 """
 
@@ -19,7 +22,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import GraderError
+from . import GraderError, allowlist
 
 SORTS = [
     (re.compile(r"\bthrust::"), "Thrust"),
@@ -33,22 +36,6 @@ SORTS = [
     (re.compile(r"^kit_cpu_"), "the kit's CPU reference sorts (cpu_sort.h)"),
     (re.compile(r"^kit_baseline_"), "the kit's CUB and std::sort baselines (baselines.h)"),
 ]
-
-REACHING_AROUND = {
-    "read or change the environment":
-        "getenv secure_getenv setenv unsetenv putenv clearenv environ __environ _environ",
-    "open files or use file descriptors":
-        "open open64 openat openat64 creat creat64 fopen fopen64 freopen freopen64 fdopen "
-        "close close_range dup dup2 dup3 fcntl fcntl64 ioctl write pwrite pwrite64 writev "
-        "pwritev send sendto sendmsg socket socketpair pipe pipe2 mkfifo mmap mmap64 mprotect",
-    "start, signal or end processes, load libraries or make system calls":
-        "fork vfork clone clone3 execl execle execlp execv execve execvp execvpe fexecve "
-        "system popen posix_spawn posix_spawnp daemon kill killpg tgkill raise signal "
-        "sigaction setsid setpgid setpgrp prctl ptrace _exit _Exit quick_exit at_quick_exit "
-        "dlopen dlsym dlvsym process_vm_writev syscall",
-}
-CALL_WHY = {name: what for what, names in REACHING_AROUND.items() for name in names.split()}
-CXX_FILES = re.compile(r"\bstd::basic_(i|o)?fstream\b|\bstd::basic_filebuf\b")
 
 
 @dataclass
@@ -125,30 +112,78 @@ def check_object(obj, lab, symbols, extra_rules=()):
             seen.add(why)
             findings.append(Finding(symbol, why))
 
-    demangled = _nm(obj, "-C")
-    for kind, name in demangled:
+    explained = set()  # imports a sort rule already names: said once, in its own words
+    for kind, name in _nm(obj, "-C"):
+        name = allowlist.strip_version(name)
         for pattern, what in list(SORTS) + list(extra_rules):
             if pattern.search(name):
                 add(name, f"uses {what}: the lab's sort must be your own code")
-        if CXX_FILES.search(name):
-            add(name, "opens files (C++ file streams): a lab file may not")
-    for kind, name in _nm(obj, "-u"):
-        if name in CALL_WHY:
-            add(name, f"calls {name}(): a lab file may not {CALL_WHY[name]}")
-    for kind, name in _nm(obj, "-g", "--defined-only"):
-        if name in symbols.api or name.startswith("__device_stub_"):
-            continue
-        weak_here = kind in "VWvwu"
-        clashes = name in symbols.strong or name in symbols.used or (
-            name in symbols.weak and not weak_here)
-        if weak_here and name in symbols.weak and name not in symbols.strong:
-            clashes = False  # the same inline function from a shared header
-        if clashes or name in CALL_WHY or name == "main":
-            add(name, f"defines {name}, which the kit's own code uses: a lab file may define "
-                      "its API and its own helpers, not the kit's functions")
+                explained.add(name)
+    allowed = allowlist.allowed(lab)
+    _check_imports(obj, lab, allowed, explained, add)
+    _check_definitions(obj, symbols, allowed, add)
     if _has_syscall_instruction(obj):
         add("syscall", "makes raw system calls (inline assembly): a lab file may not")
     return findings
+
+
+def _imports(obj):
+    """(name, shown) of every undefined symbol: the name as the linker sees it, and as the
+    student wrote it (demangled). nm -p keeps the symbol table's order, so both listings
+    pair up line by line."""
+    raw = [name for kind, name in _nm(obj, "-u", "-p")]
+    shown = [name for kind, name in _nm(obj, "-u", "-p", "-C")]
+    if len(shown) != len(raw):
+        shown = raw
+    return list(zip(raw, shown))
+
+
+def _check_imports(obj, lab, allowed, explained, add):
+    """Everything imported must be on the lab's allowlist."""
+    refused = []
+    for name, shown in _imports(obj):
+        base = allowlist.strip_version(name)
+        if allowlist.strip_version(shown) in explained:
+            continue
+        if base.startswith(("__real_", "__wrap_")):
+            add(name, f"uses {name}, a name of the grader's own copy wrappers: a lab file "
+                      "may not reach around them")
+        elif base in allowlist.SPECIAL_WHY:
+            add(name, f"{allowlist.SPECIAL_WHY[base]}: this lab does not allow it")
+        elif base not in allowed:
+            refused.append(allowlist.strip_version(shown))
+        elif base != name:
+            add(name, f"calls {base} through a symbol version ({name}): a lab file calls "
+                      "functions by their names")
+    if refused:
+        calls = ", ".join(n if "(" in n else n + "()" for n in refused[:6])
+        more = f" and {len(refused) - 6} more" if len(refused) > 6 else ""
+        add(refused[0], f"{lab.student_file} calls {calls}{more}, which this lab does not "
+                        f"allow ({allowlist.what_is_allowed(lab)})")
+
+
+def _check_definitions(obj, symbols, allowed, add):
+    """A lab file defines its API and its own helpers, nothing the kit or the grader links."""
+    for kind, name in _nm(obj, "-g", "--defined-only"):
+        base = allowlist.strip_version(name)
+        if base in symbols.api or base.startswith("__device_stub_"):
+            continue
+        if base.startswith(("__wrap_", "__real_")):
+            add(name, f"defines {name}: the grader wraps the copy functions at link time "
+                      "with names like this, and a lab file may not take their place")
+            continue
+        if base in allowed:
+            add(name, f"defines {base}, a call a lab file may use but not replace: the "
+                      "kit and the grader rely on the real one")
+            continue
+        weak_here = kind in "VWvwu"
+        clashes = base in symbols.strong or base in symbols.used or (
+            base in symbols.weak and not weak_here)
+        if weak_here and base in symbols.weak and base not in symbols.strong:
+            clashes = False  # the same inline function from a shared header
+        if clashes or base == "main":
+            add(name, f"defines {base}, which the kit's own code uses: a lab file may define "
+                      "its API and its own helpers, not the kit's functions")
 
 
 def _has_syscall_instruction(obj):

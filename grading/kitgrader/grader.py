@@ -5,13 +5,18 @@ lists each lab's tests from the kit's own binary, checks the rubric against them
 kit's symbols, and links the reference solution's timed driver (for speed points).
 
 Per lab of a submission (each on its own: one lab's trouble never stops the next):
-  1. take only the lab's student file, into a folder the grader owns;
-  2. compile it alone with nvcc (an error: 0 points, the compiler's message);
-  3. read its symbols: a library sort or a reach around the tests scores 0 (forbidden.py);
-  4. link it with the kit's runner, suites and libraries;
-  5. run each test in its own process group, with the rubric's time limit (run.py);
-  6. if the lab is correct and the rubric gives speed points, time it against the reference;
-  7. with --sanitize, run compute-sanitizer on its small tests.
+  1. take only the lab's student file (no link followed, a regular file), into a folder the
+     grader owns, named by the lab, never by the student;
+  2. refuse includes from outside the lab, common/, CUDA and the system (includes.py), then
+     compile it alone with nvcc in the sandbox (an error: 0 points, the compiler's message);
+  3. read its imports: anything the lab does not allow scores 0 (allowlist.py, forbidden.py);
+  4. link it, in the sandbox, into the lab's executor (tests/remote.h);
+  5. run each test: the kit's verdict binary (no student code) in its own process group with
+     the rubric's time limit, talking to the executor in the sandbox (run.py); --test-jobs
+     tests at once;
+  6. if the lab is correct and the rubric gives speed points, time it against the reference
+     (both through the same split: the clock is in the kit's timed driver);
+  7. with --sanitize, run compute-sanitizer, wrapped around the executor, on its small tests.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import GraderError, NoGpu
-from . import build, forbidden, gpu, sanitize, speed
-from .discover import check_source, find_student_file, misplaced_copies
+from . import build, forbidden, gpu, includes, sandbox, sanitize, speed
+from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
 from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, REJECTED, LabResult,
                       SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
@@ -41,6 +47,8 @@ class Options:
     sanitizer: str = None  # the compute-sanitizer command
     keep_work: bool = False
     output_limit: int = OUTPUT_LIMIT
+    test_jobs: int = 1  # tests of one submission run at once (on its one GPU)
+    sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
 
 
 @dataclass
@@ -50,8 +58,18 @@ class LabPlan:
     lab: object
     tests: list  # run.TestInfo, in -l order
     symbols: object  # forbidden.KitSymbols
-    reference_driver: Path = None  # the reference solution's timed driver
+    reference_executor: Path = None  # the reference solution's executor, for speed
     speed_note: str = ""  # why there are no speed points, when there are none
+
+
+def verdict_binary(lab):
+    """The kit's test binary for grading: its suites, and stubs that reach the executor."""
+    return lab.kit.build / "grading" / f"verdict_{lab.symbol_id}"
+
+
+def timed_binary(lab):
+    """The kit's timed driver for speed points, split the same way."""
+    return lab.kit.build / "grading" / f"timed_{lab.symbol_id}"
 
 
 def log_name(test_id):
@@ -65,16 +83,24 @@ class GradingContext:
         self.options = options
         self.work_root = Path(work_root).resolve()
         self.toolchain = None
+        self.isolation = None
         self.plans = {}
 
     def prepare(self):
-        missing = {lab.id: lab.missing_parts() for lab in self.labs}
+        missing = {lab.id: lab.missing_parts() + [
+            str(p) for p in [verdict_binary(lab), *build.executor_parts(lab),
+                             self.kit.build / "tools" / "sandbox_exec"] if not p.exists()]
+            for lab in self.labs}
         missing = {k: v for k, v in missing.items() if v}
         if missing:
             lines = [f"  {lab}: {', '.join(parts)}" for lab, parts in missing.items()]
             raise GraderError("the kit is not built for grading (run make first); missing:\n"
                               + "\n".join(lines))
         self.toolchain = build.load_toolchain(self.kit.grading_env)
+        self.work_root.mkdir(parents=True, exist_ok=True)
+        binds = [self.kit.root / "common", self.kit.labs_root, self.kit.build, self.work_root]
+        self.isolation = sandbox.detect(self.kit.build / "tools" / "sandbox_exec", binds,
+                                        self.options.sandbox)
         for lab in self.labs:
             self.toolchain.flags_for(lab.id)
             try:
@@ -97,18 +123,21 @@ class GradingContext:
         rule = plan.lab.rubric.speed
         if not rule or rule.points <= 0:
             return
-        missing = plan.lab.speed_parts_missing()
+        missing = [str(p) for p in [plan.lab.solution_obj, timed_binary(plan.lab)]
+                   if not p.exists()]
         if missing:
             plan.speed_note = f"speed not measured: missing {', '.join(missing)} (run make)"
             return
         folder = self.work_root / "reference" / plan.lab.id
         folder.mkdir(parents=True, exist_ok=True)
-        out = folder / f"{plan.lab.name}_timed"
-        step = build.link_timed_driver(self.toolchain, plan.lab, plan.lab.solution_obj, out)
+        obj = folder / f"{plan.lab.id}.o"
+        shutil.copyfile(plan.lab.solution_obj, obj)
+        out = folder / "executor"
+        step = build.link_executor(self.toolchain, self.isolation, plan.lab, obj, out)
         if not step.ok:
             plan.speed_note = f"speed not measured: linking the reference failed: {step.message}"
             return
-        plan.reference_driver = out
+        plan.reference_executor = out
 
     def time_bound(self, labs):
         """The most a submission's grading can take with these limits (plus a little)."""
@@ -116,8 +145,9 @@ class GradingContext:
         for lab in labs:
             plan = self.plans[lab.id]
             total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
-            total += sum(self.test_limit(lab, t.suite) for t in plan.tests)
-            if plan.reference_driver is not None:
+            total += sum(self.test_limit(lab, t.suite) for t in plan.tests) / max(
+                1, self.options.test_jobs)
+            if plan.reference_executor is not None:
                 total += 2 * speed.ROUNDS * lab.rubric.speed.time_limit_s
             if self.options.sanitize:
                 rule = lab.rubric.sanitizer
@@ -126,6 +156,14 @@ class GradingContext:
         if self.options.max_time:
             total = min(total, self.options.max_time)
         return total
+
+    def include_roots(self, lab):
+        """Where a compile's headers may come from, as the sandbox names them."""
+        inside = [Path(p) for _, p in build.source_binds(lab)] if \
+            self.isolation.kind.startswith("bwrap") else [lab.kit.root / "common", lab.dir]
+        system = includes.allowed_roots(lab.dir, lab.kit.root / "common", self.toolchain.nvcc)
+        outside = {Path(os.path.realpath(p)) for p in (lab.dir, lab.kit.root / "common")}
+        return inside + [r for r in system if r not in outside]
 
     def test_limit(self, lab, suite):
         if self.options.time_limit:
@@ -136,8 +174,10 @@ class GradingContext:
 class SubmissionGrader:
     """Grades one submission folder; see the module's comment."""
 
-    def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None):
+    def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None,
+                 work_dir=None):
         self.ctx = context
+        self.work_dir = Path(work_dir).resolve() if work_dir else None
         self.name = name
         self.submission = Path(submission)
         self.out = Path(out_dir).resolve()  # absolute: tests run in folders of their own
@@ -152,11 +192,12 @@ class SubmissionGrader:
     def grade(self):
         opts = self.ctx.options
         result = SubmissionResult(name=self.name, path=str(self.submission))
+        result.isolation = self.ctx.isolation.text
         result.time_bound = self.ctx.time_bound(self.labs)
         start = time.monotonic()
         if opts.max_time:
             self.deadline = start + opts.max_time
-        self.work = self.out / "work"
+        self.work = self.work_dir or self.out / "work"
         shutil.rmtree(self.work, ignore_errors=True)
         shutil.rmtree(self.out / "logs", ignore_errors=True)
         try:
@@ -193,7 +234,7 @@ class SubmissionGrader:
         rule = lab.rubric.speed
         if rule and rule.points > 0:
             result.speed = SpeedOutcome(
-                max_points=rule.points if plan.reference_driver else 0.0,
+                max_points=rule.points if plan.reference_executor else 0.0,
                 message=plan.speed_note or "not measured")
         try:
             self._grade_lab_steps(lab, plan, result)
@@ -209,6 +250,7 @@ class SubmissionGrader:
 
     def _grade_lab_steps(self, lab, plan, result):
         opts = self.ctx.options
+        iso, tc = self.ctx.isolation, self.ctx.toolchain
         source = find_student_file(self.submission, lab)
         if source is None:
             copies = misplaced_copies(self.submission, lab)
@@ -219,21 +261,28 @@ class SubmissionGrader:
             return
         # Shown as SUBMISSION/.../FILE, not with the grading machine's folders.
         top = self.submission.resolve().parent
-        result.source = (os.path.relpath(source.resolve(), top)
-                         if source.resolve().is_relative_to(top) else str(source))
-        problem = check_source(source)
+        result.source = os.path.relpath(source, top) if Path(os.path.abspath(source)) \
+            .is_relative_to(top) else str(source)
+        try:
+            text = read_student_file(self.submission, source)
+        except Rejected as err:
+            self._stop(result, REJECTED, str(err))
+            return
+        problem = includes.scan_source(text.decode("utf-8", "replace"), lab.student_file)
         if problem:
             self._stop(result, REJECTED, problem)
             return
+        # The work folder is named by the lab, under a folder named by index in a class run.
         work = self.work / lab.id
-        work.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
         copy = work / lab.student_file
-        shutil.copyfile(source, copy)
+        copy.write_bytes(text)
         logs = Path(result.logs)
 
         self.echo(f"{lab.id}: compiling {lab.student_file}")
         obj = work / f"{lab.id}.o"
-        step = build.compile_student(self.ctx.toolchain, lab, copy, obj)
+        step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
         (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
         if not step.ok:
             self._stop(result, COMPILE_ERROR, step.message)
@@ -244,34 +293,42 @@ class SubmissionGrader:
             (logs / "forbidden.log").write_text(message + "\n")
             self._stop(result, FORBIDDEN, message)
             return
-        binary = work / f"test_{lab.symbol_id}"
-        step = build.link_tests(self.ctx.toolchain, lab, obj, binary)
+        executor = work / "executor"
+        step = build.link_executor(tc, iso, lab, obj, executor)
         with open(logs / "build.log", "a") as log:
             log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
         if not step.ok:
             self._stop(result, LINK_ERROR, step.message)
             return
+        # The test processes cannot change what they run: the executor is read-only to them
+        # (bound so), and the verdict binaries are the kit's.
+        os.chmod(executor, 0o555)
 
-        for suite in result.suites.values():
-            for i, run in enumerate(suite.runs):
-                suite.runs[i] = self._run_one(lab, binary, run.test, work, logs)
-        self._speed(lab, plan, obj, work, logs, result)
+        jobs = [(suite, i, run.test) for suite in result.suites.values()
+                for i, run in enumerate(suite.runs)]
+        with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
+            done = pool.map(lambda job: self._run_one(lab, executor, job[2], work, logs), jobs)
+            for (suite, i, _), run in zip(jobs, done):
+                suite.runs[i] = run
+        self._speed(lab, plan, executor, logs, result)
         if opts.sanitize:
-            self._sanitize(lab, plan, binary, work, logs, result)
+            self._sanitize(lab, plan, executor, work, logs, result)
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def _run_one(self, lab, binary, test, work, logs):
+    def _run_one(self, lab, executor, test, work, logs):
         opts = self.ctx.options
+        binary = verdict_binary(lab)
         if self._out_of_time():
             return TestRun(test=test, status=NOT_RUN,
                            message=f"not run: this submission used up its {opts.max_time:g} s "
                                    "of grading time")
         limit = self.ctx.test_limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
+        command = build.executor_command(self.ctx.isolation, executor, limit)
         run, process = run_test(binary, test, time_limit=limit, env=self.env, cwd=work,
-                                output_limit=opts.output_limit)
+                                output_limit=opts.output_limit, executor=command)
         log = logs / log_name(test.id)
         log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
                        f"status: {run.status}; exit code {process.exit_code}, signal "
@@ -288,9 +345,9 @@ class SubmissionGrader:
                            "lab's code break CUDA before the test starts?")
         return run
 
-    def _speed(self, lab, plan, obj, work, logs, result):
+    def _speed(self, lab, plan, executor, logs, result):
         outcome = result.speed
-        if outcome is None or plan.reference_driver is None:
+        if outcome is None or plan.reference_executor is None:
             return
         rule = lab.rubric.speed
         if not result.correct_for_speed():
@@ -300,14 +357,13 @@ class SubmissionGrader:
         if self._out_of_time():
             outcome.message = "not measured: this submission used up its grading time"
             return
-        driver = work / f"{lab.name}_timed"
-        step = build.link_timed_driver(self.ctx.toolchain, lab, obj, driver)
-        if not step.ok:
-            outcome.message = f"not measured: linking the driver failed: {step.message}"
-            return
         self.echo(f"{lab.id}: speed")
-        measured = speed.measure(driver, plan.reference_driver, rule.args, self.env,
-                                 rule.time_limit_s)
+        iso, timed = self.ctx.isolation, timed_binary(lab)
+        limit = rule.time_limit_s
+        measured = speed.measure(
+            [timed, *rule.args, "--", *build.executor_command(iso, executor, limit)],
+            [timed, *rule.args, "--", *build.executor_command(iso, plan.reference_executor, limit)],
+            rule.args, self.env, limit)
         (logs / "speed.log").write_text(measured.log + "\n")
         outcome.log = measured.log
         if not measured.measured:
@@ -323,7 +379,7 @@ class SubmissionGrader:
                            f" ms vs {measured.reference_ms:.2f} ms; full points up to "
                            f"{rule.full_ratio:g}x, none from {rule.zero_ratio:g}x)")
 
-    def _sanitize(self, lab, plan, binary, work, logs, result):
+    def _sanitize(self, lab, plan, executor, work, logs, result):
         rule = lab.rubric.sanitizer
         tool_path = sanitize.find_sanitizer(self.ctx.toolchain, self.ctx.options.sanitizer)
         if not tool_path:
@@ -340,7 +396,10 @@ class SubmissionGrader:
                     return
                 self.echo(f"{lab.id}: {tool} {test_id}")
                 log = logs / f"{tool}.{log_name(test_id)}"
-                run = sanitize.run_tool(tool_path, tool, binary, test_id, log, self.env,
+                wrapper, binds = sanitize.wrapper(tool_path, tool)
+                command = build.executor_command(self.ctx.isolation, executor,
+                                                 rule.time_limit_s, wrapper, binds)
+                run = sanitize.run_tool(tool, verdict_binary(lab), test_id, command, self.env,
                                         rule.time_limit_s, cwd=work)
                 log.write_text(run.log)
                 run.log = str(log)

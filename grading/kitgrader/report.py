@@ -109,6 +109,8 @@ def submission_table(sub, verbose=False, out_dir=None):
     if sub.gpu:
         time_line += f"; {sub.gpu}"
     lines.append(time_line)
+    if sub.isolation:
+        lines.append(f"isolation: {sub.isolation}")
     for note in sub.notes:
         lines.append(f"note: {note}")
     if out_dir:
@@ -210,25 +212,40 @@ def write_submission(sub, out_dir, verbose=False):
 # ---- the gradebook ------------------------------------------------------------------------
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell):
+    """A cell a spreadsheet shows as text: one that starts like a formula (a student's folder
+    name such as =HYPERLINK(...), or a message) gets a leading '."""
+    cell = str(cell)
+    return "'" + cell if cell.startswith(FORMULA_START) else cell
+
+
 def write_gradebook(path, subs, lab_ids):
-    """One row per student, a column per lab, the total; why, when a student was not graded."""
+    """One row per student, a column per lab, the total; why, when a student was not graded;
+    how the code was isolated. Every cell is made safe for a spreadsheet."""
     path = Path(path)
-    with open(path, "w", newline="") as f:
+    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
         out = csv.writer(f)
-        out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds", "notes"])
+        out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds",
+                      "isolation", "notes"])
         for sub in sorted(subs, key=lambda s: s.name):
-            if sub.error:
-                out.writerow([sub.name, *([""] * len(lab_ids)), "", "", "not graded", 
-                              f"{sub.elapsed:.0f}", sub.error])
-                continue
-            cells = []
-            notes = []
-            for lab_id in lab_ids:
-                lab = sub.lab(lab_id)
-                cells.append(fmt(lab.score) if lab else "")
-                if lab and lab.status != GRADED:
-                    notes.append(f"{lab_id}: {lab.status}")
-            notes += sub.notes
-            out.writerow([sub.name, *cells, fmt(sub.score), fmt(sub.max_score), "graded",
-                          f"{sub.elapsed:.0f}", "; ".join(notes)])
+            out.writerow([spreadsheet_safe(cell) for cell in _gradebook_row(sub, lab_ids)])
     return path
+
+
+def _gradebook_row(sub, lab_ids):
+    if sub.error:
+        return [sub.name, *([""] * len(lab_ids)), "", "", "not graded", f"{sub.elapsed:.0f}",
+                sub.isolation, sub.error]
+    cells = []
+    notes = []
+    for lab_id in lab_ids:
+        lab = sub.lab(lab_id)
+        cells.append(fmt(lab.score) if lab else "")
+        if lab and lab.status != GRADED:
+            notes.append(f"{lab_id}: {lab.status}")
+    notes += sub.notes
+    return [sub.name, *cells, fmt(sub.score), fmt(sub.max_score), "graded",
+            f"{sub.elapsed:.0f}", sub.isolation, "; ".join(notes)]

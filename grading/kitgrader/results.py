@@ -128,6 +128,7 @@ class SubmissionResult:
     notes: list = field(default_factory=list)
     error: str = ""  # set when the grader could not grade it (not the student's fault)
     exit_code: int = 0  # the grader's exit code for this submission when error is set
+    isolation: str = ""  # how the student's code was kept apart (sandbox.py), for the record
 
     @property
     def score(self):

@@ -90,6 +90,7 @@ class Rubric:
     speed: SpeedRule = None
     sanitizer: SanitizerRule = field(default_factory=SanitizerRule)
     forbidden: list = field(default_factory=list)  # [(compiled regex, why)]
+    allow: list = field(default_factory=list)  # imports allowed beyond allowlist.py's BASE
     source: str = "default"  # the rubric file, or "default"
 
     @property
@@ -168,7 +169,7 @@ def load_rubric(path, lab_id, lab_name):
         raise GraderError(f"rubric {path}: cannot read it: {err}")
     r = _Reader(path)
     r.keys(data, "top level", ["lab", "title", "student_file", "time_limit_s", "suites",
-                               "speed", "sanitizer", "forbidden"])
+                               "speed", "sanitizer", "forbidden", "allow"])
     if "lab" in data and data["lab"] != lab_id:
         r.fail("lab", f"says {data['lab']!r} but the file is for {lab_id!r}")
     rubric = Rubric(
@@ -180,6 +181,10 @@ def load_rubric(path, lab_id, lab_name):
     )
     if "/" in rubric.student_file or rubric.student_file.startswith("."):
         r.fail("student_file", "must be a plain file name, like oddeven.cu")
+    allow = data.get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(a, str) and a for a in allow):
+        r.fail("allow", "must be a list of names a lab file may call, e.g. [\"cudaMallocHost\"]")
+    rubric.allow = list(allow)
     suites = data.get("suites", {})
     r.keys(suites, "suites", list(suites))
     for name, spec in suites.items():

@@ -430,9 +430,12 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
     return run
 
 
-def run_test(binary, test, *, time_limit, env=None, cwd=None, wrapper=(),
+def run_test(binary, test, *, time_limit, env=None, cwd=None, executor=(),
              output_limit=OUTPUT_LIMIT):
-    """Runs one test (`binary -t SUITE/TEST`) in its own process; see classify()."""
-    result = run_limited([*wrapper, binary, "-t", test.id], time_limit=time_limit, env=env,
-                         cwd=cwd, channel=True, output_limit=output_limit)
+    """Runs one test (`binary -t SUITE/TEST -- EXECUTOR...`) in its own process group; see
+    classify(). binary is the kit's verdict binary; executor the argv of the process that
+    runs the student's code (build.executor_command()), which the verdict binary starts."""
+    argv = [binary, "-t", test.id, *(["--", *executor] if executor else [])]
+    result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
+                         output_limit=output_limit)
     return classify(test, result, time_limit, output_limit), result

@@ -3,11 +3,15 @@
 memcheck finds out-of-bounds and misaligned accesses and CUDA API errors; racecheck finds
 shared-memory hazards, such as a missing __syncthreads(), which can go unseen by the tests
 because a racy kernel often sorts correctly anyway. Each tool runs each chosen test of the
-student's test binary (the tests marked [sanitize]: the first one, all of them, or those the
-rubric names) in its own process group under the sanitizer's time limit. The report goes to
-a log file the grader names (--log-file), not to the program's output; the kit builds with
--lineinfo, so reports name the student file's lines. The verdict comes from the sanitizer's
-own exit status (--error-exitcode) and that report.
+lab (the tests marked [sanitize]: the first one, all of them, or those the rubric names):
+the kit's verdict binary runs the test as always, and the sanitizer runs the executor, the
+process with the student's code, in the sandbox (tests/remote.h). The kit builds with
+-lineinfo, so reports name the student file's lines.
+
+The report shares the executor's output, which the student's code can also write to, so it
+is read to fail closed: any summary that counts an error counts (printed lines cannot take a
+finding back), and a run without the sanitizer's own summary line counts as a finding (the
+sanitizer did not finish: something stopped it).
 """
 
 from __future__ import annotations
@@ -85,30 +89,39 @@ def parse_report(text):
     return count, unique
 
 
-def run_tool(sanitizer, tool, binary, test_id, log_path, env, time_limit, cwd=None):
-    log_path = Path(log_path)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    if log_path.exists():
-        log_path.unlink()
-    command = [sanitizer, "--tool", tool, "--error-exitcode", str(ERROR_EXIT),
-               "--print-limit", "20", "--show-backtrace", "device", "--log-file", str(log_path),
-               str(binary), "-t", test_id]
+def wrapper(sanitizer, tool):
+    """The words that run the executor under the sanitizer, and what the sandbox must show of
+    the sanitizer when it lives outside /usr (bound at its own path)."""
+    real = os.path.realpath(sanitizer)
+    binds = [] if real.startswith("/usr/") else [(real, real)]
+    argv = [real, "--tool", tool, "--error-exitcode", str(ERROR_EXIT), "--print-limit", "20",
+            "--show-backtrace", "device"]
+    return argv, binds
+
+
+def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
+    """One test with its executor under the sanitizer (executor: the sandboxed argv)."""
+    command = [str(verdict), "-t", test_id, "--", *executor]
     result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd)
-    report = log_path.read_text(errors="replace") if log_path.exists() else ""
-    log = f"$ {' '.join(command)}\n{report}\n--- the test's own output ---\n{result.output}"
+    report = result.output
+    log = f"$ {' '.join(command)}\n{report}"
     count, findings = parse_report(report)
     run = SanitizerRun(tool=tool, test=test_id, status="clean", count=count,
                        findings=findings[:MAX_FINDINGS], log=log)
     if result.start_error:
-        run.status, run.message = "error", f"could not start {sanitizer}: {result.start_error}"
+        run.status, run.message = "error", f"could not start {verdict}: {result.start_error}"
     elif result.timed_out:
         run.status = "timeout"
         run.message = f"{tool} on {test_id} took longer than {time_limit:g} s and was stopped"
-    elif result.exit_code == ERROR_EXIT or findings or count:
+    elif findings or count:
         run.status = "found"
         run.count = max(count, len(findings), 1)
         run.message = f"{tool} on {test_id}: {run.count} " + (
             "hazard(s)" if tool == "racecheck" else "error(s)")
+    elif not SUMMARY.search(report):
+        run.status, run.count = "found", 1
+        run.message = (f"{tool} on {test_id}: the sanitizer ended without its summary (was it "
+                       "stopped?): counted as a finding")
     else:
         run.message = f"{tool} on {test_id}: nothing found"
     return run

@@ -1,8 +1,10 @@
 """Speed points: the lab's sort timed against the reference solution's, on the same GPU, in
 the same run, with the same input.
 
-Both are the lab's own driver (NAME_main.o) linked with grading/timed_driver.o, one with the
-student's object and one with the reference solution's. They run alternately, ROUNDS times
+Both are the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_main.o with
+grading/timed_driver.o), which holds the clock and checks the result, running the sort in an
+executor (tests/remote.h): one with the student's object, one with the reference solution's,
+both in the sandbox. They run alternately, ROUNDS times
 each (reference first), each run reporting the median of its timed repetitions through the
 result channel; the best run of each side is kept, and
 
@@ -50,9 +52,9 @@ def speed_points(ratio, full_points, full_ratio=1.25, zero_ratio=3.0):
     return full_points * (zero_ratio - ratio) / (zero_ratio - full_ratio)
 
 
-def time_once(binary, args, env, time_limit):
+def time_once(argv, env, time_limit):
     """One run of a timed driver: its median time in ms, or why there is none."""
-    result = run_limited([binary, *args], time_limit=time_limit, env=env, channel=True)
+    result = run_limited(argv, time_limit=time_limit, env=env, channel=True)
     lines = result.channel_lines()
     if result.timed_out:
         return Timing(False, message=f"no answer within {time_limit:g} s", output=result.output)
@@ -71,13 +73,14 @@ def time_once(binary, args, env, time_limit):
     return Timing(False, message=f"{word}: {rest}".strip(), output=result.output)
 
 
-def measure(student_bin, reference_bin, args, env, time_limit, rounds=ROUNDS):
-    """Alternates reference and student runs; see the module's comment."""
+def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
+    """Alternates reference and student runs; see the module's comment. Each argv is the
+    kit's timed driver with its options and, after `--`, the executor to time."""
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds, best of each side"]
     best = {"reference": None, "student": None}
     for round_number in range(1, rounds + 1):
-        for who, binary in (("reference", reference_bin), ("student", student_bin)):
-            timing = time_once(binary, args, env, time_limit)
+        for who, argv in (("reference", reference_argv), ("student", student_argv)):
+            timing = time_once(argv, env, time_limit)
             log.append(f"round {round_number} {who}: "
                        + (f"{timing.ms:.3f} ms" if timing.ok else timing.message))
             if not timing.ok:

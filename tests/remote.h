@@ -1,0 +1,92 @@
+/**
+ * @file remote.h
+ * @brief How the grader keeps a student's code out of the process that gives the verdict.
+ *
+ * When grading/grade runs a test, two processes take part:
+ * - the **verdict** process: the kit's CUnit runner, the lab's suites, the verifier and the
+ *   result channel, and no student code at all. Its calls of the lab's API and of the CUDA
+ *   runtime go to stubs (tests/remote_client.c and the lab's tests/api_NN_name.c) that send
+ *   each call over a socket;
+ * - the **executor**: the student's object, linked with a small dispatcher
+ *   (tests/remote_executor.c), in the grader's sandbox. It is the only process that touches
+ *   the GPU: it allocates, copies, runs the student's functions, and answers with data
+ *   (return values, buffers), never with a verdict.
+ * The verdict process checks what comes back itself, from a snapshot it took before the call.
+ * Whatever the student's code does in its own process (exit, a constructor, longjmp, a forged
+ * message), the worst it can do is to answer wrongly or not at all, and the test fails.
+ *
+ * The executor also counts the bytes the student's code copies from the device to the host
+ * during each call (the copy functions are wrapped at link time), and the verdict side fails a
+ * call whose count is over the lab's budget: a sort must run on the GPU.
+ *
+ * The protocol: a request is a ::kit_remote_request followed by `payload` bytes; the answer
+ * is a ::kit_remote_reply followed by its `payload` bytes. Both ends are built from this
+ * header by the same compiler for the same machine, so structs travel as they are.
+ */
+#ifndef KIT_REMOTE_H
+#define KIT_REMOTE_H
+
+#include <stdint.h>
+
+/** The descriptor the executor talks on (the verdict process sets it up before exec). */
+#define KIT_REMOTE_FD 3
+
+/** Longest API function name a request carries. */
+#define KIT_REMOTE_NAME_MAX 64
+
+/** Most scalar arguments an API function may take. */
+#define KIT_REMOTE_MAX_ARGS 8
+
+/** Largest piece of a copy in one message (bigger copies go in several). */
+#define KIT_REMOTE_CHUNK (64u << 20)
+
+/** What a request asks for. */
+typedef enum {
+    KIT_OP_CALL = 1,      /**< run an API function: name, args; answer value and d2h bytes */
+    KIT_OP_MALLOC,        /**< arg0 bytes; answer value = device pointer */
+    KIT_OP_FREE,          /**< arg0 device pointer */
+    KIT_OP_TO_DEVICE,     /**< arg0 device pointer; payload = the bytes to write there */
+    KIT_OP_TO_HOST,       /**< arg0 device pointer, arg1 bytes; answer payload = the bytes */
+    KIT_OP_ON_DEVICE,     /**< arg0 destination, arg1 source, arg2 bytes */
+    KIT_OP_MEMSET,        /**< arg0 device pointer, arg1 value, arg2 bytes */
+    KIT_OP_SYNCHRONIZE,   /**< cudaDeviceSynchronize() */
+    KIT_OP_LAST_ERROR,    /**< arg0 = 1: cudaGetLastError(), 0: cudaPeekAtLastError() */
+    KIT_OP_ERROR_TEXT,    /**< arg0 error, arg1 = 1 for the name, 0 for the description */
+    KIT_OP_DEVICE_COUNT,  /**< cudaGetDeviceCount(); answer value = count */
+    KIT_OP_DEVICE_PROPS,  /**< arg0 device; answer payload = struct cudaDeviceProp */
+    KIT_OP_MEM_INFO,      /**< answer value = free bytes, value2 = total bytes */
+    KIT_OP_EVENT_CREATE,  /**< answer value = the event */
+    KIT_OP_EVENT_DESTROY, /**< arg0 event */
+    KIT_OP_EVENT_RECORD,  /**< arg0 event (on the default stream only) */
+    KIT_OP_EVENT_SYNC,    /**< arg0 event */
+    KIT_OP_EVENT_ELAPSED, /**< arg0 start, arg1 stop; answer value = milliseconds as float bits */
+} kit_remote_op;
+
+/** A request from the verdict process. */
+typedef struct {
+    uint32_t op;                     /**< a ::kit_remote_op */
+    uint32_t arg_count;              /**< KIT_OP_CALL: how many of args are used */
+    uint64_t args[KIT_REMOTE_MAX_ARGS];
+    uint64_t payload;                /**< bytes that follow */
+    char name[KIT_REMOTE_NAME_MAX];  /**< KIT_OP_CALL: the API function */
+} kit_remote_request;
+
+/** The executor's answer. */
+typedef struct {
+    int64_t status;         /**< a cudaError_t (KIT_OP_CALL: 0, or -1 for an unknown name) */
+    int64_t value;          /**< what the operation returns */
+    uint64_t value2;        /**< KIT_OP_CALL: bytes copied to the host during the call */
+    uint64_t payload;       /**< bytes that follow */
+} kit_remote_reply;
+
+/**
+ * Gives the verdict side the executor's command (argv, NULL-terminated), taken from after
+ * `--` on the command line; it starts at the first call. Returns 0, or -1 when this program
+ * runs the lab's code in-process (the test binaries `make` builds for students).
+ */
+int kit_remote_configure(char **command);
+
+/** How the verdict side reports a failed call (the runner makes it a test failure). */
+void kit_remote_failure(const char *message);
+
+#endif
