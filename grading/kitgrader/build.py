@@ -179,7 +179,9 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
                  lab.kit.root, time_limit, "compiling")
     if step.ok:
         text = deps.read_text(errors="replace") if deps.is_file() else ""
-        problem = includes.check_dependencies(text, src_in, roots)
+        # nvcc names a header relative to its working folder when it can (common/x.h, not
+        # /kit/common/x.h), so names are read from where it ran: kit_in, as it saw it.
+        problem = includes.check_dependencies(text, src_in, roots, cwd=kit_in)
         if problem:
             return Step(ok=False, command=step.command, output=step.output, message=problem)
         step = _step(boxed([tc.nvcc, *flags, "-c", src_in, "-o", obj_in]), lab.kit.root, work,
@@ -203,9 +205,12 @@ def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
             _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
             *[_inside(iso, outside, inside) for outside, inside in parts],
             _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}"), *wraps, *tc.ldlibs]
+    sandbox.prepare_writable(iso, work)
     command = sandbox.command(iso, argv, ro=parts + _cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
                               cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
-    return _step(command, lab.kit.root, work, lab.kit.root, time_limit, "linking")
+    step = _step(command, lab.kit.root, work, lab.kit.root, time_limit, "linking")
+    sandbox.reclaim(iso, work)  # nothing that runs later as 65534 may replace the executor
+    return step
 
 
 def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):

@@ -802,6 +802,28 @@ class ForbiddenSymbols(unittest.TestCase):
                     self.assertEqual(forbidden.check_object(obj, lab, symbols, []), [], obj)
 
 
+class RealKitBuilds(unittest.TestCase):
+    """The real labs go through the grader's compile, include check and link in the sandbox
+    (no GPU needed for that part): a reference solution that the grader cannot build would
+    score 0 on every GPU, and the fixture labs include no header of common/."""
+
+    def test_every_real_solution_compiles_and_links_in_the_sandbox(self):
+        out = STATE["out"] / "real-solutions"
+        command = [sys.executable, str(GRADING / "grade"), "-q", "--no-gpu-check", "--out",
+                   str(out), "--build", str(BUILD), str(ROOT / "solutions")]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        self.assertIn(proc.returncode, (1, 3), proc.stdout + proc.stderr)
+        results = json.loads((out / "results.json").read_text())
+        labs = results["extra_data"]["labs"]
+        self.assertTrue(labs)
+        for lab_id, lab in labs.items():
+            self.assertNotIn(lab["status"], ("compile error", "link error", "forbidden"),
+                             f"{lab_id}: {lab.get('message')}")
+        speed = [t["output"] for t in results["tests"] if t["name"].endswith(" speed")]
+        for text in speed:
+            self.assertNotIn("linking the reference failed", text)
+
+
 def main():
     global BUILD
     parser = argparse.ArgumentParser(add_help=False)
