@@ -17,6 +17,7 @@ them (build/grading/).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from dataclasses import dataclass
@@ -54,10 +55,37 @@ class Toolchain:
     ldlibs: list
     lab_flags: dict  # lab id -> list of extra flags (NVCCFLAGS_NN-name)
 
+    def for_gpu(self, sm):
+        """The same toolchain building for one architecture (e.g. "sm_90"): the grader knows
+        the GPU it grades on, so a student's file is compiled once, not once per architecture
+        of the fat list make uses (several times faster). The reference's object, built by
+        make, holds code for that architecture too, so speed compares like with like."""
+        if not re.fullmatch(r"sm_[0-9]+[a-z]?", sm or ""):
+            return self
+        one = ["-gencode", f"arch=compute_{sm[3:]},code={sm}"]
+        return Toolchain(nvcc=self.nvcc, gencode=one,
+                         nvccflags=_without_architectures(self.nvccflags) + one,
+                         ldlibs=self.ldlibs, lab_flags=self.lab_flags)
+
     def flags_for(self, lab_id):
         if lab_id not in self.lab_flags:
             raise GraderError(f"build/grading.env has no flags for lab {lab_id}: run make")
         return self.lab_flags[lab_id]
+
+
+def _without_architectures(flags):
+    """nvcc flags less the ones that choose GPU architectures (-gencode X, -arch=X, ...)."""
+    kept, skip = [], False
+    for flag in flags:
+        if skip:
+            skip = False
+        elif flag in ("-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code",
+                      "--gpu-code"):
+            skip = True
+        elif not flag.startswith(("-gencode=", "--generate-code=", "-arch=",
+                                  "--gpu-architecture=", "-code=", "--gpu-code=")):
+            kept.append(flag)
+    return kept
 
 
 def load_toolchain(path):

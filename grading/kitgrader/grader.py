@@ -49,6 +49,7 @@ class Options:
     output_limit: int = OUTPUT_LIMIT
     test_jobs: int = 1  # tests of one submission run at once (on its one GPU)
     sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
+    gpu_arch: str = None  # e.g. "sm_90": every GPU graded on is one; compile for it alone
 
 
 @dataclass
@@ -97,6 +98,8 @@ class GradingContext:
             raise GraderError("the kit is not built for grading (run make first); missing:\n"
                               + "\n".join(lines))
         self.toolchain = build.load_toolchain(self.kit.grading_env)
+        if self.options.gpu_arch:
+            self.toolchain = self.toolchain.for_gpu(self.options.gpu_arch)
         self.work_root.mkdir(parents=True, exist_ok=True)
         binds = [self.kit.root / "common", self.kit.labs_root, self.kit.build, self.work_root]
         self.isolation = sandbox.detect(self.kit.build / "tools" / "sandbox_exec", binds,
@@ -281,6 +284,7 @@ class SubmissionGrader:
         logs = Path(result.logs)
 
         self.echo(f"{lab.id}: compiling {lab.student_file}")
+        started, timing = time.monotonic(), []  # where a lab's grading time goes: timing.log
         obj = work / f"{lab.id}.o"
         step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
         (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
@@ -304,15 +308,28 @@ class SubmissionGrader:
         # (bound so), and the verdict binaries are the kit's.
         os.chmod(executor, 0o555)
 
-        jobs = [(suite, i, run.test) for suite in result.suites.values()
-                for i, run in enumerate(suite.runs)]
+        timing.append(f"compile, check and link: {time.monotonic() - started:.1f} s")
+
+        # The long tests (a lab's tests name them "large_...") start first, so the short ones
+        # fill the gaps beside them instead of leaving one long test running alone at the end.
+        jobs = sorted(((suite, i, run.test) for suite in result.suites.values()
+                       for i, run in enumerate(suite.runs)),
+                      key=lambda job: "large" not in job[2].name)
+        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
             done = pool.map(lambda job: self._run_one(lab, executor, job[2], work, logs), jobs)
             for (suite, i, _), run in zip(jobs, done):
                 suite.runs[i] = run
+        timing.append(f"{len(jobs)} tests, {opts.test_jobs} at a time: "
+                      f"{time.monotonic() - started:.1f} s")
+        started = time.monotonic()
         self._speed(lab, plan, executor, logs, result)
+        timing.append(f"speed: {time.monotonic() - started:.1f} s")
         if opts.sanitize:
+            started = time.monotonic()
             self._sanitize(lab, plan, executor, work, logs, result)
+            timing.append(f"compute-sanitizer: {time.monotonic() - started:.1f} s")
+        (logs / "timing.log").write_text("\n".join(timing) + "\n")
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline

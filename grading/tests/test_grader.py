@@ -601,6 +601,16 @@ class GradeWithAFakeGpu(unittest.TestCase):
         self.assertEqual(results["extra_data"]["gpu"], "GPU: a fake GPU")
         self.assertIn("GPU: a fake GPU", proc.stdout)
 
+    def test_compiled_for_the_probed_architecture_alone(self):
+        build = self.build_with_probe("build-fake-sm75",
+                                      'echo "GPU: a fake GPU (sm_75, 1 SMs, 1.0 GiB)"\n')
+        proc, results, out = self.grade_with(build, HOST / "good", "fake-gpu-sm75")
+        self.assertEqual(results["score"], 20, proc.stdout + proc.stderr)
+        log = (out / "logs" / "91-hostsum" / "build.log").read_text()
+        compile_line = next(line for line in log.splitlines() if " -c " in line)
+        self.assertIn("arch=compute_75,code=sm_75", compile_line)
+        self.assertEqual(compile_line.count("-gencode"), 1, compile_line)
+
     def test_a_gpu_lost_during_grading_scores_nothing(self):
         counter = STATE["tmp"] / "probe-count"
         counter.write_text("0")
