@@ -182,7 +182,7 @@ def source_binds(lab):
 
 
 def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S):
-    """nvcc -M, the check of every header it names, then nvcc -c; all in the sandbox.
+    """nvcc -c in the sandbox, then the check of every header it read.
 
     source and obj are in the lab's work folder; roots are the folders headers may come from
     (as the sandbox sees them: includes.allowed_roots()). Returns a Step; a header from
@@ -203,17 +203,30 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     def boxed(argv):
         return sandbox.command(iso, argv, ro=ro, rw=rw, cwd=kit_in, limits=COMPILE_LIMITS)
 
-    step = _step(boxed([tc.nvcc, *flags, "-M", src_in, "-o", deps_in]), lab.kit.root, work,
-                 lab.kit.root, time_limit, "compiling")
-    if step.ok:
+    def header_problem():
         text = deps.read_text(errors="replace") if deps.is_file() else ""
         # nvcc names a header relative to its working folder when it can (common/x.h, not
         # /kit/common/x.h), so names are read from where it ran: kit_in, as it saw it.
-        problem = includes.check_dependencies(text, src_in, roots, cwd=kit_in)
+        return includes.check_dependencies(text, src_in, roots, cwd=kit_in)
+
+    # One nvcc run compiles and lists the headers it read (-MD); the object is used only if
+    # every header came from an allowed folder.
+    step = _step(boxed([tc.nvcc, *flags, "-MD", "-MF", deps_in, "-c", src_in, "-o", obj_in]),
+                 lab.kit.root, work, lab.kit.root, time_limit, "compiling")
+    if not step.ok and not iso.kind.startswith("bwrap"):
+        # Without bubblewrap the compiler sees the whole machine, and its error message could
+        # quote a file it had no business reading: list the headers alone (nvcc -M) and check
+        # them before the message is shown. (In bubblewrap nothing secret is there to quote.)
+        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in, "-o", deps_in]), lab.kit.root,
+                        work, lab.kit.root, time_limit, "compiling")
+        problem = header_problem() if listing.ok else None
         if problem:
+            return Step(ok=False, command=step.command, output="", message=problem)
+    if step.ok:
+        problem = header_problem()
+        if problem:
+            Path(obj).unlink(missing_ok=True)
             return Step(ok=False, command=step.command, output=step.output, message=problem)
-        step = _step(boxed([tc.nvcc, *flags, "-c", src_in, "-o", obj_in]), lab.kit.root, work,
-                     lab.kit.root, time_limit, "compiling")
     return step
 
 

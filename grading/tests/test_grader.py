@@ -474,8 +474,9 @@ class HostileSubmissions(unittest.TestCase):
     """The attacks of the grader's integrity issue, on the fixture kit: a submission earns no
     point it did not earn, reads nothing it must not see, and changes nobody else's grade."""
 
-    def graded(self, name, lab="91-hostsum"):
-        rc, out, err, results, _ = grade(HOST / name)
+    def graded(self, name, lab="91-hostsum", *options):
+        rc, out, err, results, _ = grade(HOST / name, *options, out=STATE["out"] /
+                                         "-".join([name, *[o.strip("-") for o in options]]))
         self.assertIsNotNone(results, out + err)
         return results["extra_data"]["labs"][lab], results
 
@@ -505,6 +506,14 @@ class HostileSubmissions(unittest.TestCase):
                 lab, results = self.graded(name)
                 self.assertEqual(lab["score"], 0, lab["message"])
                 self.assertIn(lab["status"], ("rejected", "compile error"), lab["message"])
+                text = json.dumps(results)
+                for secret in secrets:
+                    self.assertNotIn(secret, text)
+        # Without a sandbox the compiler can read the file: it must still not be shown.
+        for name in ("computed_include", "include_passwd"):
+            with self.subTest(f"{name}, no sandbox"):
+                lab, results = self.graded(name, "91-hostsum", "--sandbox", "none")
+                self.assertEqual(lab["score"], 0, lab["message"])
                 text = json.dumps(results)
                 for secret in secrets:
                     self.assertNotIn(secret, text)
