@@ -24,7 +24,11 @@ endif
 
 # LAB=01 restricts lab targets (build, grade, GPU checks) to one lab.
 LAB ?=
-LABS_ALL := $(sort $(notdir $(wildcard solutions/[0-9][0-9]-*)))
+LABS_ALL := $(sort $(notdir $(wildcard labs/[0-9][0-9]-*)))
+# The student package (make handout) has no solutions/: then there is no reference variant,
+# no skeleton check and no speed points, and everything else works the same.
+HAVE_SOLUTIONS := $(if $(wildcard solutions/[0-9][0-9]-*),yes,)
+VARIANTS := $(if $(HAVE_SOLUTIONS),solution student,student)
 LABS := $(if $(LAB),$(filter $(LAB)-% $(LAB),$(LABS_ALL)),$(LABS_ALL))
 ifeq ($(strip $(LABS)),)
 $(error LAB=$(LAB) matches no lab; labs: $(LABS_ALL))
@@ -47,7 +51,7 @@ HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
 TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox_exec
 
 .PHONY: all help deps check check-host check-skeletons check-gpu check-grader skeletons grade \
-        docs clean gpu-check FORCE
+        docs clean gpu-check handout gradescope check-handout check-gradescope FORCE
 .DEFAULT_GOAL := all
 
 help:
@@ -58,6 +62,8 @@ help:
 	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
 	@echo "  make skeletons    rewrite labs/NN/name.cu from solutions/NN/name.cu"
 	@echo "  make gpu-check    on a GPU host: every GPU suite, sanitizers, grading and benchmarks"
+	@echo "  make handout      instructors: the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
+	@echo "  make gradescope   instructors: Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"
 	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax (apt, as root)"
 	@echo "  make clean        remove $(BUILD)/"
 	@echo "Variables: LAB=01 (one lab)  CUDA_ARCH=sm_90|native (one GPU; default: fat binary)"
@@ -126,14 +132,14 @@ endef
 
 define LAB_RULES
 $(BUILD)/obj/labs/$(1)/%.o: CFLAGS += -Ilabs/$(1)
-$(call VARIANT_RULES,$(1),solution)
+$(if $(HAVE_SOLUTIONS),$(call VARIANT_RULES,$(1),solution))
 $(call VARIANT_RULES,$(1),student)
 endef
 $(foreach l,$(LABS_ALL),$(eval $(call LAB_RULES,$(l))))
 
-lab_targets = $(foreach v,solution student,$(BUILD)/$(v)/test_$(call lab_id,$(1)) \
+lab_targets = $(foreach v,$(VARIANTS),$(BUILD)/$(v)/test_$(call lab_id,$(1)) \
                 $(BUILD)/$(v)/bin/$(call lab_name,$(1)))
-SKELETON_PAIRS := $(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu)
+SKELETON_PAIRS := $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu))
 
 # ---- what the grader links a student's file with ---------------------------------------------
 # grading/grade compiles only the student's .cu (with the flags below) and links it with these
@@ -194,11 +200,13 @@ all: $(TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l)))
 
 # ---- skeletons ---------------------------------------------------------------------------------
 skeletons: $(BUILD)/tools/skeleton
+	@$(if $(HAVE_SOLUTIONS),,echo "skeletons: no solutions/ here (a student package): nothing to write")
 	@for p in $(SKELETON_PAIRS); do \
 	  $(BUILD)/tools/skeleton solutions/$$p > labs/$$p.tmp && mv labs/$$p.tmp labs/$$p \
 	    && echo "wrote labs/$$p" || { rm -f labs/$$p.tmp; exit 2; }; done
 
 check-skeletons: $(BUILD)/tools/skeleton
+	@$(if $(HAVE_SOLUTIONS),,echo "check-skeletons: no solutions/ here (a student package): nothing to check")
 	@mkdir -p $(BUILD)/skeletons
 	@status=0; for p in $(SKELETON_PAIRS); do \
 	  out=$(BUILD)/skeletons/$$(echo $$p | tr / _); \
@@ -212,12 +220,14 @@ grade:
 	@$(MAKE) --no-print-directory deps
 	@set -o pipefail; \
 	  $(MAKE) --no-print-directory $(TOOLS) $(GRADING_KIT) \
-	  $(foreach l,$(LABS),$(BUILD)/solution/test_$(call lab_id,$(l)) $(BUILD)/solution/bin/$(call lab_name,$(l))) \
+	  $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS),$(BUILD)/solution/obj/$(l).o)) \
 	  2>&1 | sed '/is up to date\.$$/d'
 	@python3 grading/grade -v --build $(BUILD) --out $(BUILD)/grade/student $(if $(LAB),--lab $(LAB)) labs
 
+# Without a GPU test_common runs its host suites and exits 3 (its GPU suite skipped): that is
+# a pass here; check-gpu says what was not run.
 check-host: all
-	$(BUILD)/test_common
+	@$(BUILD)/test_common; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 3 ]
 
 check-gpu: all
 	@bash tests/check_gpu.sh $(BUILD) $(LABS)
@@ -230,16 +240,36 @@ check:
 	  $(MAKE) --no-print-directory check-skeletons && \
 	  $(MAKE) --no-print-directory docs && \
 	  $(MAKE) --no-print-directory check-grader && \
+	  $(MAKE) --no-print-directory check-handout && \
+	  $(MAKE) --no-print-directory check-gradescope && \
 	  $(MAKE) --no-print-directory check-gpu; } 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; bash tools/check_summary.sh $(BUILD)/check.log; exit $$status
 
+# The grader's own tests stay with the instructor's kit (not in the student package).
 check-grader: all
-	@python3 grading/tests/test_sandbox.py --build $(BUILD)
-	@python3 grading/tests/test_intake.py --build $(BUILD)
-	@python3 grading/tests/test_grader.py --build $(BUILD)
+	@if [ ! -d grading/tests ]; then echo "check-grader: no grading/tests here (a student package)"; exit 0; fi; \
+	python3 grading/tests/test_sandbox.py --build $(BUILD) && \
+	python3 grading/tests/test_intake.py --build $(BUILD) && \
+	python3 grading/tests/test_grader.py --build $(BUILD)
 
 gpu-check: all
 	@bash tools/gpu_check.sh $(BUILD) $(LABS)
+
+# ---- what a course hands out (instructors' kit only: they need solutions/) ------------------
+handout: docs
+	@bash tools/handout/make_handout.sh $(BUILD)
+
+gradescope:
+	@python3 tools/gradescope/make_autograder.py $(BUILD)
+
+# Each unpacks what it checks into a fresh folder and builds it there (one architecture).
+check-handout:
+	@if [ ! -d tools/handout ]; then echo "check-handout: not in a student package"; exit 0; fi; \
+	$(MAKE) --no-print-directory handout && python3 tools/handout/check_handout.py $(BUILD)
+
+check-gradescope:
+	@if [ ! -d tools/handout ]; then echo "check-gradescope: not in a student package"; exit 0; fi; \
+	$(MAKE) --no-print-directory gradescope && python3 tools/gradescope/check_autograder.py $(BUILD)
 
 -include docs/docs.mk
 

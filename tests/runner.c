@@ -199,8 +199,9 @@ static void usage(const char *program, FILE *out)
             "  -h             this help\n"
             "  -- COMMAND...  (the grader's verdict binaries) run the lab's code in COMMAND\n"
             "Without a usable GPU, GPU suites print 'SKIPPED <suite>: <reason>'.\n"
-            "Last line: 'N passed, N failed, N skipped'. Exit code: 0 nothing failed, 1 a test\n"
-            "failed, 2 bad options or unknown suite/test.\n"
+            "Then 'N passed, N failed, N skipped'. Exit code: 0 every test ran and passed, 1 a test\n"
+            "failed, 2 bad options or unknown suite/test, 3 no failure but tests skipped for lack\n"
+            "of a GPU (said on the last line).\n"
             "With KIT_RESULT_FD and KIT_RESULT_TOKEN set (by grading/grade), the same counts\n"
             "also go to that descriptor as 'TOKEN PASSED FAILED SKIPPED'.\n",
             program);
@@ -345,7 +346,19 @@ int main(int argc, char **argv)
         fclose(junit);
     }
     printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
-    fflush(stdout);
     write_result_line(passed, failed > cunit_failed ? failed : cunit_failed, skipped);
-    return (failed || cunit_failed) ? KIT_EXIT_WRONG : KIT_EXIT_OK;
+    if (failed || cunit_failed) {
+        fflush(stdout);
+        return KIT_EXIT_WRONG;
+    }
+    if (skipped) {
+        /* Skipped is not passed: a run that could not test the GPU code must not read as a
+         * success (exit 0) to a student or a script. */
+        printf("no usable GPU: %u test%s not run (exit code %d)\n", skipped,
+               skipped == 1 ? "" : "s", KIT_EXIT_NO_GPU);
+        fflush(stdout);
+        return KIT_EXIT_NO_GPU;
+    }
+    fflush(stdout);
+    return KIT_EXIT_OK;
 }

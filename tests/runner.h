@@ -5,8 +5,9 @@
  * Each test binary is this runner plus one suite file that defines kit_register_suites().
  * The runner lists tests (`-l`), runs one suite (`-s SUITE`) or one test (`-t SUITE/TEST`),
  * writes JUnit XML (`-x FILE`), and skips GPU suites, with the reason, on a machine without
- * a usable GPU. Its last line is `N passed, N failed, N skipped`; its exit code is 0 when
- * nothing failed, 1 when a test failed, 2 for bad options.
+ * a usable GPU. It prints `N passed, N failed, N skipped`; its exit code is 0 when every
+ * test ran and passed, 1 when a test failed, 2 for bad options, and 3 when nothing failed but
+ * tests were skipped for lack of a GPU (a last line says so: skipped is not passed).
  *
  * The grader's result channel: when KIT_RESULT_FD and KIT_RESULT_TOKEN are set, the runner
  * takes both out of its environment first thing, and at the very end writes one line,
@@ -37,13 +38,6 @@ void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test)
 /** Records a failure with a formatted message (printf-style), at the caller's file and line. */
 void kit_fail_at(const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
-
-/**
- * Adds a test that is also cheap enough to run under compute-sanitizer (racecheck slows a
- * kernel a hundredfold or more). `-l` marks it `[sanitize]`; `make gpu-check` and the
- * grader's `--sanitize` run these.
- */
-void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test);
 
 /** Records a failure with a formatted message: the message is what the student reads. */
 #define KIT_FAIL(...) kit_fail_at(__FILE__, __LINE__, __VA_ARGS__)

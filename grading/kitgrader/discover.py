@@ -113,7 +113,14 @@ class Lab:
 
     @property
     def lister(self):
-        return self.kit.build / "solution" / f"test_{self.symbol_id}"
+        """The binary whose `-l` lists the lab's tests: the grader's verdict binary (built from
+        the kit's own code, in the student package too)."""
+        return self.kit.build / "grading" / f"verdict_{self.symbol_id}"
+
+    @property
+    def solution_source(self):
+        """The reference solution; a student package has none (no speed points there)."""
+        return self.dir.parent.parent / "solutions" / self.id / f"{self.name}.cu"
 
     @property
     def solution_obj(self):

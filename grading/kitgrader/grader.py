@@ -126,6 +126,10 @@ class GradingContext:
         rule = plan.lab.rubric.speed
         if not rule or rule.points <= 0:
             return
+        if not plan.lab.solution_source.exists():
+            # A student package: the reference is the instructor's, and so is the timing.
+            plan.speed_note = "speed: measured when your instructor grades"
+            return
         missing = [str(p) for p in [plan.lab.solution_obj, timed_binary(plan.lab)]
                    if not p.exists()]
         if missing:

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""make check's proof that the student package works without the instructor's half, on a
+machine without a GPU. It unpacks BUILD/handout/NAME.tar.gz (make handout) into a fresh folder
+and checks:
+  - solutions/, the grader's own tests and hidden tests are not in it;
+  - no file of it holds a line of a solution block (a line between BEGIN SOLUTION and
+    SKELETON or END SOLUTION in solutions/, that the lab's skeleton does not also have);
+  - in it, `make`, `make help`, `make docs` and `make clean` work; every lab's test binary
+    lists its tests; `make grade` builds and stops with the no-GPU message (make exits 2, the
+    grader 3); the grader run without the GPU check shows the student-mode speed line.
+usage: tools/handout/check_handout.py BUILD_DIR [NAME]     (KIT_CHECK_ARCH: default sm_90)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BLOCK = re.compile(r"/\*\s*BEGIN SOLUTION\b.*?\*/(.*?)/\*\s*(?:SKELETON|END SOLUTION)\s*\*/", re.S)
+ARCH = os.environ.get("KIT_CHECK_ARCH", "sm_90")
+results = []
+
+
+def check(ok, what):
+    results.append(ok)
+    print(f"{'ok  ' if ok else 'FAIL'} handout: {what}", flush=True)
+    return ok
+
+
+def _lines(path):
+    return {line.strip() for line in path.read_text(errors="replace").splitlines()}
+
+
+def solution_lines():
+    """Every line of a solution block, stripped, that says something about the solution: not
+    a brace or a lone keyword, not a line the solution has outside its blocks too (what the
+    skeleton keeps), and not an idiom of the kit's public code (common/, tests/, tools/, the
+    labs' headers and drivers, the other labs' skeletons), such as `__syncthreads();` or a
+    test's CPU reference of one phase. A skeleton or a handout that quotes a solution, or a
+    solution file that travels, is caught."""
+    public = set()
+    for folder in ("common", "tests", "tools"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".c", ".h", ".cu"):
+                public |= _lines(path)
+    for path in list((ROOT / "labs").glob("*/*.h")) + list((ROOT / "labs").glob("*/*_main.c")):
+        public |= _lines(path)
+    lines = {}
+    for solution in sorted((ROOT / "solutions").glob("*/*.cu")):
+        text = solution.read_text()
+        others = set()
+        for skeleton in (ROOT / "labs").glob("*/*.cu"):
+            if skeleton.parent.name != solution.parent.name:
+                others |= _lines(skeleton)
+        outside = {line.strip() for line in BLOCK.sub("", text).splitlines()}
+        for block in BLOCK.findall(text):
+            for line in block.splitlines():
+                line = line.strip()
+                if len(re.sub(r"\W", "", line)) >= 6 and \
+                        line not in public | others | outside:
+                    lines[line] = f"{solution.relative_to(ROOT)}"
+    return lines
+
+
+def make(kit, *args, expect=0):
+    proc = subprocess.run(["make", "--no-print-directory", f"CUDA_ARCH={ARCH}", *args], cwd=kit,
+                          capture_output=True, text=True, timeout=1800)
+    out = proc.stdout + proc.stderr
+    if proc.returncode != expect:
+        print(out[-3000:])
+    return proc.returncode == expect, out
+
+
+def main():
+    build = Path(sys.argv[1]).resolve()
+    name = sys.argv[2] if len(sys.argv) > 2 else "gpu-sorting-kit"
+    tarball = build / "handout" / f"{name}.tar.gz"
+    if not check(tarball.is_file(), f"{tarball} exists (make handout)"):
+        return 1
+    tmp = Path(tempfile.mkdtemp(prefix="kit-handout-check-"))
+    try:
+        with tarfile.open(tarball) as archive:
+            archive.extractall(tmp, filter="data")
+        kit = tmp / name
+        files = [p for p in kit.rglob("*") if p.is_file()]
+        relative = [str(p.relative_to(kit)) for p in files]
+        check(not [r for r in relative if r.startswith(("solutions/", "grading/tests/",
+                                                         "tests/hidden/"))],
+              "no solutions/, grading/tests/ or tests/hidden/")
+        secret = solution_lines()
+        leaks = []
+        for path in files:
+            if path.suffix in (".png", ".svg", ".woff", ".otf", ".eot", ".ttf", ".gz") or \
+                    "handout-html/mathjax" in str(path):
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if line.strip() in secret:
+                    leaks.append(f"{path.relative_to(kit)}:{number}: {line.strip()} "
+                                 f"(from {secret[line.strip()]})")
+        for leak in leaks[:10]:
+            print("     " + leak)
+        check(not leaks and len(secret) > 0, f"no line of the {len(secret)} lines of solution "
+              f"blocks is in the package's {len(files)} files")
+        check(make(kit, "help")[0], "make help")
+        check(make(kit, "-j2", "all")[0], f"make (CUDA_ARCH={ARCH})")
+        labs = sorted(p.name for p in (kit / "labs").iterdir() if re.match(r"\d\d-", p.name))
+        for lab in labs:
+            binary = kit / "build" / "student" / f"test_{lab.replace('-', '_')}"
+            proc = subprocess.run([binary, "-l"], capture_output=True, text=True)
+            check(proc.returncode == 0 and proc.stdout.count("\n") > 0,
+                  f"{binary.name} -l lists {proc.stdout.count(chr(10))} tests")
+        ok, out = make(kit, "grade", expect=2)
+        check(ok and "grading needs an NVIDIA GPU" in out,
+              "make grade builds and stops with the no-GPU message (make 2, grader 3)")
+        proc = subprocess.run([sys.executable, "grading/grade", "--no-gpu-check", "--out",
+                               str(tmp / "graded"), "labs"], cwd=kit, capture_output=True,
+                              text=True, timeout=1800)
+        check("speed: measured when your instructor grades" in proc.stdout,
+              "without solutions/ the table says speed is measured when the instructor grades")
+        check(make(kit, "docs")[0], "make docs")
+        ok, _ = make(kit, "clean")
+        check(ok and not (kit / "build").exists(), "make clean")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    passed = sum(results)
+    print(f"check-handout: {passed} passed, {len(results) - passed} failed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
