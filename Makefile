@@ -113,6 +113,8 @@ $(BUILD)/tools/gpu_probe: $(BUILD)/obj/tools/gpu_probe.o $(KIT_LIB)
 # binary $(BUILD)/VARIANT/test_NN_name and a driver $(BUILD)/VARIANT/bin/name.
 lab_name = $(word 2,$(subst -, ,$(1)))
 lab_id = $(subst -,_,$(1))
+# A lab's hidden suites (instructors only; never in the student package), when there are any.
+lab_hidden = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/hidden/test_$(call lab_id,$(1))_hidden.c))
 lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1)).cu
 
 define VARIANT_RULES
@@ -121,7 +123,8 @@ $(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) labs/$(1)/$(call lab_name
 	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
 
 $(BUILD)/$(2)/test_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
-        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(BUILD)/$(2)/obj/$(1).o $(KIT_LIB)
+        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(call lab_hidden,$(1)) \
+        $(BUILD)/$(2)/obj/$(1).o $(KIT_LIB)
 	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS_$(1)) -o $$@ $$^ $$(CUNIT_LIB) $$(LDLIBS)
 
 $(BUILD)/$(2)/bin/$(call lab_name,$(1)): $(BUILD)/obj/labs/$(1)/$(call lab_name,$(1))_main.o \
@@ -166,8 +169,8 @@ $(BUILD)/obj/tests/%.exec.o: tests/%.c
 
 define GRADING_RULES
 $(BUILD)/grading/verdict_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
-        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(BUILD)/obj/tests/api_$(call lab_id,$(1)).o \
-        $(REMOTE_CLIENT_OBJ) $(KIT_LIB)
+        $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(call lab_hidden,$(1)) \
+        $(BUILD)/obj/tests/api_$(call lab_id,$(1)).o $(REMOTE_CLIENT_OBJ) $(KIT_LIB)
 	@mkdir -p $$(@D)
 	$$(CC) -o $$@ $$^ $(CUNIT_LIB) $$(LDLIBS)
 

@@ -4,7 +4,8 @@
  *
  * Two flavours, because the kit has two kinds of callers:
  * - `CUDA_CHECK(call)` is for programs (drivers, tests' setup): on error it prints
- *   `file:line: call failed: message` and exits with ::KIT_EXIT_CUDA.
+ *   `oddeven.cu:42: call failed: message` (the file and line of the call) and exits with
+ *   ::KIT_EXIT_CUDA.
  * - `CUDA_TRY(call)` is for the labs' API functions, which return a `cudaError_t`: on error
  *   it prints the same line and returns the error to the caller, so a test can report it
  *   and a driver can decide what to do.
@@ -25,7 +26,8 @@
 extern "C" {
 #endif
 
-/** Prints `file:line: what failed: CUDA's name and message` on stderr. */
+/** Prints where and what failed, e.g. `oddeven.cu:42: cudaMalloc(...): cudaErrorMemoryAllocation:
+ * out of memory`, on stderr. */
 void kit_report_cuda_error(cudaError_t err, const char *what, const char *file, int line);
 
 #ifdef __cplusplus

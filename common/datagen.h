@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/** The input distributions of DESIGN.md. */
+/** The input distributions every lab is tested on (docs/instructor.md, the test binaries). */
 typedef enum {
     KIT_DIST_UNIFORM = 0,  /**< independent uniform keys over the whole range */
     KIT_DIST_SORTED,       /**< already ascending (uniform keys, then sorted) */

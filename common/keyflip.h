@@ -21,11 +21,7 @@
 
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define KIT_HOST_DEVICE __host__ __device__
-#else
-#define KIT_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 /** Maps a signed key to an unsigned one with the same order. */
 KIT_HOST_DEVICE static inline uint32_t kit_flip_i32(int32_t key)

@@ -4,7 +4,8 @@
  *
  * GPU work is timed with events recorded on the stream around it, so the time is the
  * GPU's, not the launch's (an asynchronous launch returns long before the sort ends; the
- * quicksort seed text measured exactly that mistake). Transfers are timed apart.
+ * quicksort article of docs/sources.md, 003, measured exactly that mistake). Transfers are
+ * timed apart.
  */
 #ifndef KIT_TIMER_H
 #define KIT_TIMER_H

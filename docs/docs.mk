@@ -10,7 +10,8 @@
 #   DOXYGEN        doxygen (1.9.4 or newer)
 #   MATHJAX_DIR    Debian's libjs-mathjax (MathJax 2), copied next to the HTML
 # Defines:
-#   docs                  Doxygen HTML in $(DOCS_HTML), warnings are errors
+#   docs                  Doxygen HTML in $(DOCS_HTML), warnings are errors, then a check
+#                         that no local link of it is broken (tools/check_links.py)
 #   $(NETWORK_DIAGRAM)    build/tools/network_diagram, the comparator-network drawer
 #   $(DOCS_IMAGES)        the handouts' generated diagrams (build/docs/images/*.svg)
 #   docs-images           just the diagrams
@@ -29,7 +30,7 @@ DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg \
 DOCS_MATHJAX_PARTS := MathJax.js config extensions fonts jax localization
 
 $(NETWORK_DIAGRAM): tools/network_diagram.c labs/01-oddeven/oddeven.h labs/03-bitonic/bitonic.h \
-                    common/keyflip.h common/exit_codes.h
+                    common/host_device.h common/keyflip.h common/exit_codes.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KIT_INCLUDES) -Ilabs/01-oddeven -Ilabs/03-bitonic $< -o $@
 
@@ -71,4 +72,5 @@ docs: $(DOCS_IMAGES)
 	  done && \
 	  mv $(DOCS_HTML)/mathjax.tmp $(DOCS_HTML)/mathjax; \
 	fi
+	@python3 tools/check_links.py $(DOCS_HTML)
 	@echo "docs: open $(DOCS_HTML)/index.html"

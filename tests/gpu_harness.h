@@ -19,7 +19,8 @@
 /** A lab function that sorts @p n keys in place on the device. */
 typedef cudaError_t (*kit_sort_u32_fn)(unsigned int *d_keys, size_t n);
 
-/** The sizes of DESIGN.md, up to a maximum; see kit_sizes_up_to(). */
+/** The sizes every lab is tested on (0 to 3, warp and block edges, powers of two and not),
+ * up to a maximum; see kit_sizes_up_to(). */
 extern const size_t kit_test_sizes[];
 /** Number of entries of ::kit_test_sizes. */
 extern const size_t kit_test_size_count;

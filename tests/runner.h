@@ -22,6 +22,13 @@
 /** Defined by each suite file: adds its suites with kit_add_suite() and kit_add_test(). */
 void kit_register_suites(void);
 
+/**
+ * Defined by a lab's hidden suite file, tests/hidden/test_NN_name_hidden.c, when the
+ * instructor's kit has one: more suites, linked into the lab's test binaries and the grader's,
+ * and never in the student package (make handout leaves tests/hidden/ out).
+ */
+void kit_register_hidden_suites(void);
+
 /** Adds a suite; @p needs_gpu suites are skipped (with the reason) when no GPU is usable. */
 CU_pSuite kit_add_suite(const char *name, int needs_gpu);
 

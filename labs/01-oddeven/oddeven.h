@@ -16,7 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "keyflip.h" /* KIT_HOST_DEVICE */
+#include "host_device.h"
 
 #ifdef __cplusplus
 extern "C" {
