@@ -54,4 +54,19 @@ void kit_report_cuda_error(cudaError_t err, const char *what, const char *file, 
         }                                                                                          \
     } while (0)
 
+/**
+ * A skeleton's stub for a TODO not written yet: marks the function's parameters as used (so
+ * the compiler does not warn) and returns `cudaErrorNotSupported`, which the tests and the
+ * drivers report as "not written yet". `KIT_TODO_STUB(d_keys, n);` is the function's whole
+ * body; delete the line when you write the TODO.
+ */
+#define KIT_TODO_STUB(...) return kit_todo_stub(0, __VA_ARGS__)
+
+/** What KIT_TODO_STUB returns: `cudaErrorNotSupported`, its arguments only named. */
+static inline cudaError_t kit_todo_stub(int nothing, ...)
+{
+    (void)nothing;
+    return cudaErrorNotSupported;
+}
+
 #endif

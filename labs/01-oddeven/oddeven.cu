@@ -29,6 +29,20 @@ __global__ void oddeven_phase_kernel(unsigned int *keys, size_t n, unsigned phas
     /* TODO 1.1: find this thread's pair and compare-exchange it */
 }
 
+/** Launches one phase: one thread per pair of the phase (oddeven.h). */
+extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned phase)
+{
+    /* TODO 1.1: launch one thread per pair of the phase */
+    KIT_TODO_STUB(d_keys, n, phase);
+}
+
+/** The n-phase loop on the host: one launch per phase (oddeven.h). */
+extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
+{
+    /* TODO 1.2: run phases 0 .. n-1, stopping at the first error */
+    KIT_TODO_STUB(d_keys, n);
+}
+
 /**
  * Sorts array `blockIdx.x` of a batch in shared memory. Array b starts at keys + b * n.
  * The block's threads first copy it into a `__shared__` tile of ::ODDEVEN_BLOCK_MAX_N keys
@@ -38,6 +52,19 @@ __global__ void oddeven_phase_kernel(unsigned int *keys, size_t n, unsigned phas
 __global__ void oddeven_block_kernel(unsigned int *keys, size_t n)
 {
     /* TODO 1.3: load the array into shared memory, run n phases, store it back */
+}
+
+/** Launches one block per array of the batch (oddeven.h). */
+extern "C" cudaError_t oddeven_sort_block_batch(unsigned int *d_keys, size_t n, size_t count)
+{
+    if (n > ODDEVEN_BLOCK_MAX_N) {
+        return cudaErrorInvalidValue;
+    }
+    if (n < 2 || count == 0) {
+        return cudaSuccess;
+    }
+    /* TODO 1.3: one block per array, one thread per pair (a whole warp at least) */
+    KIT_TODO_STUB(d_keys);
 }
 
 /**
@@ -50,42 +77,12 @@ __global__ void oddeven_cooperative_kernel(unsigned int *keys, size_t n)
     /* TODO 1.4: grid-stride over the pairs of each phase, grid.sync() between */
 }
 
-extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned phase)
-{
-    /* TODO 1.1: launch one thread per pair of the phase */
-    (void)d_keys;
-    (void)n;
-    (void)phase;
-    return cudaErrorNotSupported;
-}
-
-extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
-{
-    /* TODO 1.2: run phases 0 .. n-1, stopping at the first error */
-    (void)d_keys;
-    (void)n;
-    return cudaErrorNotSupported;
-}
-
-extern "C" cudaError_t oddeven_sort_block_batch(unsigned int *d_keys, size_t n, size_t count)
-{
-    if (n > ODDEVEN_BLOCK_MAX_N) {
-        return cudaErrorInvalidValue;
-    }
-    if (n < 2 || count == 0) {
-        return cudaSuccess;
-    }
-    /* TODO 1.3: one block per array, one thread per pair (a whole warp at least) */
-    (void)d_keys;
-    return cudaErrorNotSupported;
-}
-
+/** Launches the cooperative kernel on a grid that fits on the GPU at once (oddeven.h). */
 extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
 {
     if (n < 2) {
         return cudaSuccess;
     }
     /* TODO 1.4: size the grid to what is co-resident, then launch cooperatively */
-    (void)d_keys;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys);
 }

@@ -72,6 +72,12 @@ __device__ void store_tile(unsigned int *keys, unsigned int *values, size_t base
     }
 }
 
+/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
+unsigned blocks_for(size_t items)
+{
+    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+}
+
 /** The number of keys of tile @p tile of an array of @p n keys (the last may be partial). */
 __device__ unsigned tile_count(size_t n, size_t tile)
 {
@@ -80,7 +86,8 @@ __device__ unsigned tile_count(size_t n, size_t tile)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Kernels
+ * TODO 3.1: the comparator, one step in a tile, the tile sort. `run` is the length of the
+ * sorted runs the whole sort produces: n for one array, the padded length for a batch.
  * ------------------------------------------------------------------------------------------ */
 
 /**
@@ -96,10 +103,23 @@ __device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_val
 }
 
 /**
+ * One step (size, stride) of the network inside a tile in shared memory, for the tile that
+ * starts at key @p base of the array and holds @p count keys: thread t does comparators t and
+ * t + TILE_THREADS (the tile's ::BITONIC_TILE / 2 comparators over its TILE_THREADS threads),
+ * in the direction bitonic_descending_at() gives for the key's index in the whole array, then
+ * waits at a barrier, so the next step sees every exchange of this one. Used by the tile sort
+ * (3.1) and by the shared merge (3.3).
+ */
+__device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, size_t base,
+                          unsigned count, size_t size, size_t stride, size_t run, int descending)
+{
+    /* TODO 3.1: two comparators per thread, then a barrier */
+}
+
+/**
  * TODO 3.1. Block b sorts tile b (keys `b * BITONIC_TILE` ..., fewer in a partial last
  * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
- * stride = size / 2 ... 1; in every step thread t does comparators t and t + TILE_THREADS,
- * directions from bitonic_descending_at() of the key's index in the whole array.
+ * stride = size / 2 ... 1, each step a ::tile_step.
  */
 __global__ void __launch_bounds__(TILE_THREADS)
     bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
@@ -110,9 +130,21 @@ __global__ void __launch_bounds__(TILE_THREADS)
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
     unsigned count = tile_count(n, blockIdx.x);
     load_tile(keys, values, base, count, tile_keys, tile_values);
-    /* TODO 3.1: every stage up to the tile (or the run), a barrier after each step */
+    /* TODO 3.1: every stage up to the tile (or the run), each step a tile_step */
     store_tile(keys, values, base, count, tile_keys, tile_values);
 }
+
+/** TODO 3.1: launches ::bitonic_sort_tile_kernel over every tile of the n keys (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                       int descending)
+{
+    /* TODO 3.1: one block of TILE_THREADS threads per tile, the last may be partial */
+    KIT_TODO_STUB(d_keys, d_values, n, run, descending);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.2: one step over global memory
+ * ------------------------------------------------------------------------------------------ */
 
 /**
  * TODO 3.2. One step (size, stride) over global memory: thread c of the grid does
@@ -126,10 +158,22 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
     /* TODO 3.2: find the pair, read it into registers, write it back in order */
 }
 
+/** TODO 3.2: launches ::bitonic_merge_global_kernel, one thread per comparator (n > 0). */
+cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t stride, size_t run, int descending)
+{
+    /* TODO 3.2: n / 2 comparators, THREADS_PER_BLOCK threads per block */
+    KIT_TODO_STUB(d_keys, d_values, n, size, stride, run, descending);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.3: the end of a stage in shared memory
+ * ------------------------------------------------------------------------------------------ */
+
 /**
  * TODO 3.3. The end of stage `size` in shared memory: block b loads tile b, does the steps
- * of stride min(size, ::BITONIC_TILE) / 2 down to 1 (thread t: comparators t and
- * t + TILE_THREADS of each step, a barrier after each step), and stores the tile.
+ * of stride min(size, ::BITONIC_TILE) / 2 down to 1, each a ::tile_step (written in
+ * TODO 3.1), and stores the tile.
  */
 __global__ void __launch_bounds__(TILE_THREADS)
     bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
@@ -142,6 +186,30 @@ __global__ void __launch_bounds__(TILE_THREADS)
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* TODO 3.3: the steps of the stage whose stride is below the tile */
     store_tile(keys, values, base, count, tile_keys, tile_values);
+}
+
+/** TODO 3.3: launches ::bitonic_merge_shared_kernel, one block per tile (n > 0). */
+cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t run, int descending)
+{
+    /* TODO 3.3: one block of TILE_THREADS threads per tile */
+    KIT_TODO_STUB(d_keys, d_values, n, size, run, descending);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.4: the whole sort, any n (padding), batches
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * TODO 3.4: the whole network on n keys (n > 0, a multiple of @p run, a power of two): the
+ * tiles, then every larger stage as its global steps and one shared merge. Every run of
+ * @p run keys comes out sorted in the direction asked.
+ */
+cudaError_t sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                      int descending)
+{
+    /* TODO 3.4: tiles; then per stage: global steps down to the tile, a shared merge */
+    KIT_TODO_STUB(d_keys, d_values, n, run, descending);
 }
 
 /**
@@ -185,76 +253,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* TODO 3.4: one thread per output pair */
 }
 
-/* ------------------------------------------------------------------------------------------
- * Host: launchers, one per tier, then the sort. `run` is the length of the sorted runs the
- * whole sort produces: n for one array, the padded array length for a batch.
- * ------------------------------------------------------------------------------------------ */
-
-/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
-unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
-}
-
-/** TODO 3.1: launches ::bitonic_sort_tile_kernel over every tile of the n keys (n > 0). */
-cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
-                       int descending)
-{
-    /* TODO 3.1: one block of TILE_THREADS threads per tile, the last may be partial */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-}
-
-/** TODO 3.2: launches ::bitonic_merge_global_kernel, one thread per comparator (n > 0). */
-cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
-                         size_t stride, size_t run, int descending)
-{
-    /* TODO 3.2: n / 2 comparators, THREADS_PER_BLOCK threads per block */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)size;
-    (void)stride;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-}
-
-/** TODO 3.3: launches ::bitonic_merge_shared_kernel, one block per tile (n > 0). */
-cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
-                         size_t run, int descending)
-{
-    /* TODO 3.3: one block of TILE_THREADS threads per tile */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)size;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-}
-
-/**
- * TODO 3.4: the whole network on n keys (n > 0, a multiple of @p run, a power of two): the
- * tiles, then every larger stage as its global steps and one shared merge. Every run of
- * @p run keys comes out sorted in the direction asked.
- */
-cudaError_t sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
-                      int descending)
-{
-    /* TODO 3.4: tiles; then per stage: global steps down to the tile, a shared merge */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-}
-
 /** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
 typedef struct {
     unsigned int *keys;           /**< count * m keys */
@@ -272,13 +270,7 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
                                  size_t count, int descending, const padded_buffers *p)
 {
     /* TODO 3.4: pad, sort, restore the sentinel keys' values, unpad */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)count;
-    (void)descending;
-    (void)p;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys, d_values, n, count, descending, p);
 }
 
 /** Frees the padded buffers; returns the first error. */
@@ -361,10 +353,7 @@ extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_
         return cudaErrorInvalidValue; /* the padded batch would not fit in a size_t */
     }
     /* TODO 3.4: a power of two sorts in place as runs of n; other n through padding */
-    (void)d_keys;
-    (void)d_values;
-    (void)descending;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys, d_values, descending);
 }
 
 extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,

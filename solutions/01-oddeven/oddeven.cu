@@ -41,6 +41,36 @@ __global__ void oddeven_phase_kernel(unsigned int *keys, size_t n, unsigned phas
     /* END SOLUTION */
 }
 
+/** Launches one phase: one thread per pair of the phase (oddeven.h). */
+extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned phase)
+{
+    /* BEGIN SOLUTION 1.1 launch one thread per pair of the phase */
+    size_t pairs = oddeven_pair_count(n, phase);
+    if (pairs == 0) {
+        return cudaSuccess;
+    }
+    size_t blocks = (pairs + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    oddeven_phase_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_keys, n, phase);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, n, phase);
+    /* END SOLUTION */
+}
+
+/** The n-phase loop on the host: one launch per phase (oddeven.h). */
+extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
+{
+    /* BEGIN SOLUTION 1.2 run phases 0 .. n-1, stopping at the first error */
+    for (size_t phase = 0; phase < n; phase++) {
+        CUDA_TRY(oddeven_phase(d_keys, n, (unsigned)phase));
+    }
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, n);
+    /* END SOLUTION */
+}
+
 /**
  * Sorts array `blockIdx.x` of a batch in shared memory. Array b starts at keys + b * n.
  * The block's threads first copy it into a `__shared__` tile of ::ODDEVEN_BLOCK_MAX_N keys
@@ -70,6 +100,25 @@ __global__ void oddeven_block_kernel(unsigned int *keys, size_t n)
     /* END SOLUTION */
 }
 
+/** Launches one block per array of the batch (oddeven.h). */
+extern "C" cudaError_t oddeven_sort_block_batch(unsigned int *d_keys, size_t n, size_t count)
+{
+    if (n > ODDEVEN_BLOCK_MAX_N) {
+        return cudaErrorInvalidValue;
+    }
+    if (n < 2 || count == 0) {
+        return cudaSuccess;
+    }
+    /* BEGIN SOLUTION 1.3 one block per array, one thread per pair (a whole warp at least) */
+    unsigned threads = (unsigned)((n / 2 + 31) / 32 * 32);
+    oddeven_block_kernel<<<(unsigned)count, threads>>>(d_keys, n);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys);
+    /* END SOLUTION */
+}
+
 /**
  * All n phases in one launch. The grid is no larger than what fits on the GPU at once, so
  * each thread walks over pairs with a stride of the grid's size; a grid-wide barrier ends
@@ -91,58 +140,7 @@ __global__ void oddeven_cooperative_kernel(unsigned int *keys, size_t n)
     /* END SOLUTION */
 }
 
-extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned phase)
-{
-    /* BEGIN SOLUTION 1.1 launch one thread per pair of the phase */
-    size_t pairs = oddeven_pair_count(n, phase);
-    if (pairs == 0) {
-        return cudaSuccess;
-    }
-    size_t blocks = (pairs + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    oddeven_phase_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_keys, n, phase);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)n;
-    (void)phase;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
-extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
-{
-    /* BEGIN SOLUTION 1.2 run phases 0 .. n-1, stopping at the first error */
-    for (size_t phase = 0; phase < n; phase++) {
-        CUDA_TRY(oddeven_phase(d_keys, n, (unsigned)phase));
-    }
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)n;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
-extern "C" cudaError_t oddeven_sort_block_batch(unsigned int *d_keys, size_t n, size_t count)
-{
-    if (n > ODDEVEN_BLOCK_MAX_N) {
-        return cudaErrorInvalidValue;
-    }
-    if (n < 2 || count == 0) {
-        return cudaSuccess;
-    }
-    /* BEGIN SOLUTION 1.3 one block per array, one thread per pair (a whole warp at least) */
-    unsigned threads = (unsigned)((n / 2 + 31) / 32 * 32);
-    oddeven_block_kernel<<<(unsigned)count, threads>>>(d_keys, n);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
+/** Launches the cooperative kernel on a grid that fits on the GPU at once (oddeven.h). */
 extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
 {
     if (n < 2) {
@@ -170,7 +168,6 @@ extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
-    (void)d_keys;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys);
     /* END SOLUTION */
 }

@@ -72,6 +72,12 @@ __device__ void store_tile(unsigned int *keys, unsigned int *values, size_t base
     }
 }
 
+/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
+unsigned blocks_for(size_t items)
+{
+    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+}
+
 /** The number of keys of tile @p tile of an array of @p n keys (the last may be partial). */
 __device__ unsigned tile_count(size_t n, size_t tile)
 {
@@ -80,7 +86,8 @@ __device__ unsigned tile_count(size_t n, size_t tile)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Kernels
+ * TODO 3.1: the comparator, one step in a tile, the tile sort. `run` is the length of the
+ * sorted runs the whole sort produces: n for one array, the padded length for a batch.
  * ------------------------------------------------------------------------------------------ */
 
 /**
@@ -108,10 +115,34 @@ __device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_val
 }
 
 /**
+ * One step (size, stride) of the network inside a tile in shared memory, for the tile that
+ * starts at key @p base of the array and holds @p count keys: thread t does comparators t and
+ * t + TILE_THREADS (the tile's ::BITONIC_TILE / 2 comparators over its TILE_THREADS threads),
+ * in the direction bitonic_descending_at() gives for the key's index in the whole array, then
+ * waits at a barrier, so the next step sees every exchange of this one. Used by the tile sort
+ * (3.1) and by the shared merge (3.3).
+ */
+__device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, size_t base,
+                          unsigned count, size_t size, size_t stride, size_t run, int descending)
+{
+    /* BEGIN SOLUTION 3.1 two comparators per thread, then a barrier */
+    for (unsigned c = threadIdx.x; c < BITONIC_TILE / 2; c += TILE_THREADS) {
+        unsigned lo = (unsigned)bitonic_pair_low(c, stride);
+        unsigned hi = lo + (unsigned)stride;
+        if (hi < count) { /* a partial tile holds whole runs: lo and hi are both in */
+            compare_exchange(tile_keys, tile_values, lo, hi,
+                             bitonic_descending_at(base + lo, size, run, descending));
+        }
+    }
+    /* The next step reads keys that other threads wrote in this one. */
+    __syncthreads();
+    /* END SOLUTION */
+}
+
+/**
  * TODO 3.1. Block b sorts tile b (keys `b * BITONIC_TILE` ..., fewer in a partial last
  * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
- * stride = size / 2 ... 1; in every step thread t does comparators t and t + TILE_THREADS,
- * directions from bitonic_descending_at() of the key's index in the whole array.
+ * stride = size / 2 ... 1, each step a ::tile_step.
  */
 __global__ void __launch_bounds__(TILE_THREADS)
     bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
@@ -122,26 +153,36 @@ __global__ void __launch_bounds__(TILE_THREADS)
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
     unsigned count = tile_count(n, blockIdx.x);
     load_tile(keys, values, base, count, tile_keys, tile_values);
-    /* BEGIN SOLUTION 3.1 every stage up to the tile (or the run), a barrier after each step */
+    /* BEGIN SOLUTION 3.1 every stage up to the tile (or the run), each step a tile_step */
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
     size_t last = run < BITONIC_TILE ? run : BITONIC_TILE;
     for (size_t size = 2; size <= last; size *= 2) {
         for (size_t stride = size / 2; stride > 0; stride /= 2) {
-            for (unsigned c = threadIdx.x; c < BITONIC_TILE / 2; c += TILE_THREADS) {
-                unsigned lo = (unsigned)bitonic_pair_low(c, stride);
-                unsigned hi = lo + (unsigned)stride;
-                if (hi < count) { /* a partial tile holds whole runs: lo and hi are both in */
-                    compare_exchange(tile_keys, shared_values, lo, hi,
-                                     bitonic_descending_at(base + lo, size, run, descending));
-                }
-            }
-            /* The next step reads keys that other threads wrote in this one. */
-            __syncthreads();
+            tile_step(tile_keys, shared_values, base, count, size, stride, run, descending);
         }
     }
     /* END SOLUTION */
     store_tile(keys, values, base, count, tile_keys, tile_values);
 }
+
+/** TODO 3.1: launches ::bitonic_sort_tile_kernel over every tile of the n keys (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                       int descending)
+{
+    /* BEGIN SOLUTION 3.1 one block of TILE_THREADS threads per tile, the last may be partial */
+    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
+    bitonic_sort_tile_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, run,
+                                                                descending);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, run, descending);
+    /* END SOLUTION */
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.2: one step over global memory
+ * ------------------------------------------------------------------------------------------ */
 
 /**
  * TODO 3.2. One step (size, stride) over global memory: thread c of the grid does
@@ -177,10 +218,28 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
     /* END SOLUTION */
 }
 
+/** TODO 3.2: launches ::bitonic_merge_global_kernel, one thread per comparator (n > 0). */
+cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t stride, size_t run, int descending)
+{
+    /* BEGIN SOLUTION 3.2 n / 2 comparators, THREADS_PER_BLOCK threads per block */
+    bitonic_merge_global_kernel<<<blocks_for(n / 2), THREADS_PER_BLOCK>>>(d_keys, d_values, n, size,
+                                                                          stride, run, descending);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, size, stride, run, descending);
+    /* END SOLUTION */
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.3: the end of a stage in shared memory
+ * ------------------------------------------------------------------------------------------ */
+
 /**
  * TODO 3.3. The end of stage `size` in shared memory: block b loads tile b, does the steps
- * of stride min(size, ::BITONIC_TILE) / 2 down to 1 (thread t: comparators t and
- * t + TILE_THREADS of each step, a barrier after each step), and stores the tile.
+ * of stride min(size, ::BITONIC_TILE) / 2 down to 1, each a ::tile_step (written in
+ * TODO 3.1), and stores the tile.
  */
 __global__ void __launch_bounds__(TILE_THREADS)
     bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
@@ -195,18 +254,51 @@ __global__ void __launch_bounds__(TILE_THREADS)
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
     size_t first = (size < BITONIC_TILE ? size : BITONIC_TILE) / 2;
     for (size_t stride = first; stride > 0; stride /= 2) {
-        for (unsigned c = threadIdx.x; c < BITONIC_TILE / 2; c += TILE_THREADS) {
-            unsigned lo = (unsigned)bitonic_pair_low(c, stride);
-            unsigned hi = lo + (unsigned)stride;
-            if (hi < count) {
-                compare_exchange(tile_keys, shared_values, lo, hi,
-                                 bitonic_descending_at(base + lo, size, run, descending));
-            }
-        }
-        __syncthreads();
+        tile_step(tile_keys, shared_values, base, count, size, stride, run, descending);
     }
     /* END SOLUTION */
     store_tile(keys, values, base, count, tile_keys, tile_values);
+}
+
+/** TODO 3.3: launches ::bitonic_merge_shared_kernel, one block per tile (n > 0). */
+cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                         size_t run, int descending)
+{
+    /* BEGIN SOLUTION 3.3 one block of TILE_THREADS threads per tile */
+    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
+    bitonic_merge_shared_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, size, run,
+                                                                   descending);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, size, run, descending);
+    /* END SOLUTION */
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 3.4: the whole sort, any n (padding), batches
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * TODO 3.4: the whole network on n keys (n > 0, a multiple of @p run, a power of two): the
+ * tiles, then every larger stage as its global steps and one shared merge. Every run of
+ * @p run keys comes out sorted in the direction asked.
+ */
+cudaError_t sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
+                      int descending)
+{
+    /* BEGIN SOLUTION 3.4 tiles; then per stage: global steps down to the tile, a shared merge */
+    CUDA_TRY(sort_tiles(d_keys, d_values, n, run, descending));
+    for (size_t size = 2 * (size_t)BITONIC_TILE; size <= run; size *= 2) {
+        for (size_t stride = size / 2; stride >= BITONIC_TILE; stride /= 2) {
+            CUDA_TRY(merge_global(d_keys, d_values, n, size, stride, run, descending));
+        }
+        CUDA_TRY(merge_shared(d_keys, d_values, n, size, run, descending));
+    }
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, run, descending);
+    /* END SOLUTION */
 }
 
 /**
@@ -279,106 +371,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* END SOLUTION */
 }
 
-/* ------------------------------------------------------------------------------------------
- * Host: launchers, one per tier, then the sort. `run` is the length of the sorted runs the
- * whole sort produces: n for one array, the padded array length for a batch.
- * ------------------------------------------------------------------------------------------ */
-
-/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
-unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
-}
-
-/** TODO 3.1: launches ::bitonic_sort_tile_kernel over every tile of the n keys (n > 0). */
-cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
-                       int descending)
-{
-    /* BEGIN SOLUTION 3.1 one block of TILE_THREADS threads per tile, the last may be partial */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
-    bitonic_sort_tile_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, run,
-                                                                descending);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
-/** TODO 3.2: launches ::bitonic_merge_global_kernel, one thread per comparator (n > 0). */
-cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
-                         size_t stride, size_t run, int descending)
-{
-    /* BEGIN SOLUTION 3.2 n / 2 comparators, THREADS_PER_BLOCK threads per block */
-    bitonic_merge_global_kernel<<<blocks_for(n / 2), THREADS_PER_BLOCK>>>(d_keys, d_values, n, size,
-                                                                          stride, run, descending);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)size;
-    (void)stride;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
-/** TODO 3.3: launches ::bitonic_merge_shared_kernel, one block per tile (n > 0). */
-cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
-                         size_t run, int descending)
-{
-    /* BEGIN SOLUTION 3.3 one block of TILE_THREADS threads per tile */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
-    bitonic_merge_shared_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, size, run,
-                                                                   descending);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)size;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
-/**
- * TODO 3.4: the whole network on n keys (n > 0, a multiple of @p run, a power of two): the
- * tiles, then every larger stage as its global steps and one shared merge. Every run of
- * @p run keys comes out sorted in the direction asked.
- */
-cudaError_t sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
-                      int descending)
-{
-    /* BEGIN SOLUTION 3.4 tiles; then per stage: global steps down to the tile, a shared merge */
-    CUDA_TRY(sort_tiles(d_keys, d_values, n, run, descending));
-    for (size_t size = 2 * (size_t)BITONIC_TILE; size <= run; size *= 2) {
-        for (size_t stride = size / 2; stride >= BITONIC_TILE; stride /= 2) {
-            CUDA_TRY(merge_global(d_keys, d_values, n, size, stride, run, descending));
-        }
-        CUDA_TRY(merge_shared(d_keys, d_values, n, size, run, descending));
-    }
-    return cudaSuccess;
-    /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)run;
-    (void)descending;
-    return cudaErrorNotSupported;
-    /* END SOLUTION */
-}
-
 /** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
 typedef struct {
     unsigned int *keys;           /**< count * m keys */
@@ -415,13 +407,7 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)n;
-    (void)count;
-    (void)descending;
-    (void)p;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys, d_values, n, count, descending, p);
     /* END SOLUTION */
 }
 
@@ -510,10 +496,7 @@ extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_
     }
     return sort_padded(d_keys, d_values, n, count, descending);
     /* SKELETON */
-    (void)d_keys;
-    (void)d_values;
-    (void)descending;
-    return cudaErrorNotSupported;
+    KIT_TODO_STUB(d_keys, d_values, descending);
     /* END SOLUTION */
 }
 
