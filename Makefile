@@ -220,7 +220,7 @@ check-skeletons: $(BUILD)/tools/skeleton
 
 # ---- the two commands --------------------------------------------------------------------------
 grade:
-	@$(MAKE) --no-print-directory deps
+	@bash tools/deps.sh grade
 	@set -o pipefail; \
 	  $(MAKE) --no-print-directory $(TOOLS) $(GRADING_KIT) \
 	  $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS),$(BUILD)/solution/obj/$(l).o)) \

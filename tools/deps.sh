@@ -6,15 +6,22 @@
 # (the grader; standard library only), and bubblewrap (bwrap): the grader compiles and runs
 # each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
 # students); without it the grader falls back to weaker isolation and says so in the results.
+#
+# usage: tools/deps.sh [all|grade]   `grade` (what make grade needs: a GPU node grades without
+# Doxygen) checks CUnit, Python 3 and bubblewrap only; `all` (the default) everything.
 set -u
+what=${1:-all}
 missing=()
 cc=${CC:-gcc}
-[ -f "$($cc -print-file-name=libcunit.a)" ] && [ -f /usr/include/CUnit/CUnit.h ] || missing+=(libcunit1-dev)
-command -v doxygen >/dev/null || missing+=(doxygen)
+echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
+    && [ -f "$($cc -print-file-name=libcunit.a)" ] || missing+=(libcunit1-dev)
 command -v python3 >/dev/null || missing+=(python3)
-command -v dot >/dev/null || missing+=(graphviz)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
-[ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
+if [ "$what" != grade ]; then
+    command -v doxygen >/dev/null || missing+=(doxygen)
+    command -v dot >/dev/null || missing+=(graphviz)
+    [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
+fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     echo "deps: nvcc not found: install the CUDA Toolkit 12.x or 13.x and put its bin/ on PATH" >&2
