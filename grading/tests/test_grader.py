@@ -31,6 +31,7 @@ TESTS = Path(__file__).resolve().parent
 GRADING = TESTS.parent
 ROOT = GRADING.parent
 sys.path.insert(0, str(GRADING))
+import counted  # noqa: E402  (grading/tests/counted.py)
 
 from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, speed  # noqa: E402
 
@@ -853,12 +854,7 @@ def main():
         print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
         return 2
     print("check-grader: the grader's own tests (fixture kit, no GPU needed)", flush=True)
-    program = unittest.main(argv=[sys.argv[0], "-v", *rest], exit=False)
-    result = program.result
-    failed = len(result.failures) + len(result.errors)
-    print(f"check-grader: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
-          f"failed, {len(result.skipped)} skipped")
-    return 0 if result.wasSuccessful() else 1
+    return counted.run_and_count("check-grader", rest)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ TESTS = Path(__file__).resolve().parent
 GRADING = TESTS.parent
 ROOT = GRADING.parent
 sys.path.insert(0, str(GRADING))
+import counted  # noqa: E402  (grading/tests/counted.py)
 
 from kitgrader import allowlist, classroom, discover, forbidden, includes, report  # noqa: E402
 from kitgrader.results import SubmissionResult  # noqa: E402
@@ -601,12 +602,7 @@ def main():
     BUILD = Path(args.build).resolve()
     print("check-intake: what the grader takes from a submission and a class (no GPU needed)",
           flush=True)
-    program = unittest.main(argv=[sys.argv[0], "-v", *rest], exit=False)
-    result = program.result
-    failed = len(result.failures) + len(result.errors)
-    print(f"check-intake: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
-          f"failed, {len(result.skipped)} skipped")
-    return 0 if result.wasSuccessful() else 1
+    return counted.run_and_count("check-intake", rest)
 
 
 if __name__ == "__main__":

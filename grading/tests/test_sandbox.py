@@ -26,6 +26,7 @@ TESTS = Path(__file__).resolve().parent
 GRADING = TESTS.parent
 ROOT = GRADING.parent
 sys.path.insert(0, str(GRADING))
+import counted  # noqa: E402  (grading/tests/counted.py)
 
 from kitgrader import GraderError, run, sandbox  # noqa: E402
 from kitgrader.sandbox import Isolation, Limits  # noqa: E402
@@ -366,12 +367,7 @@ def main():
         print(f"test_sandbox: {launcher()} is missing: run make first", file=sys.stderr)
         return 2
     print("test_sandbox: the grader's sandbox", flush=True)
-    program = unittest.main(argv=[sys.argv[0], "-v", *rest], exit=False)
-    result = program.result
-    failed = len(result.failures) + len(result.errors)
-    print(f"test_sandbox: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
-          f"failed, {len(result.skipped)} skipped")
-    return 0 if result.wasSuccessful() else 1
+    return counted.run_and_count("test_sandbox", rest)
 
 
 if __name__ == "__main__":
