@@ -73,7 +73,10 @@ def main():
                 mode = (info.external_attr >> 16) & 0o777
                 if mode:
                     os.chmod(source / info.filename, mode)
-        env = dict(os.environ, AUTOGRADER_ROOT=str(fake),
+        # Without what the calling make passes down (MAKEFLAGS would carry BUILD=... along).
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS",
+                                                                 "MAKELEVEL", "BUILD", "LAB")}
+        env.update(AUTOGRADER_ROOT=str(fake),
                    KIT_CUDA_ARCH=os.environ.get("KIT_CHECK_ARCH", "sm_90"))
         setup = subprocess.run(["bash", str(source / "setup.sh")], env=env, capture_output=True,
                                text=True, timeout=3600)

@@ -66,9 +66,15 @@ def solution_lines():
     return lines
 
 
+def fresh_env():
+    """The environment without what the calling make passes down (its command line, such as
+    BUILD=..., travels in MAKEFLAGS and in the environment into the package's make)."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "BUILD", "LAB")}
+
+
 def make(kit, *args, expect=0):
     proc = subprocess.run(["make", "--no-print-directory", f"CUDA_ARCH={ARCH}", *args], cwd=kit,
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=1800, env=fresh_env())
     out = proc.stdout + proc.stderr
     if proc.returncode != expect:
         print(out[-3000:])
@@ -118,7 +124,7 @@ def main():
               "make grade builds and stops with the no-GPU message (make 2, grader 3)")
         proc = subprocess.run([sys.executable, "grading/grade", "--no-gpu-check", "--out",
                                str(tmp / "graded"), "labs"], cwd=kit, capture_output=True,
-                              text=True, timeout=1800)
+                              text=True, timeout=1800, env=fresh_env())
         check("speed: measured when your instructor grades" in proc.stdout,
               "without solutions/ the table says speed is measured when the instructor grades")
         check(make(kit, "docs")[0], "make docs")
