@@ -54,6 +54,27 @@ void kit_report_cuda_error(cudaError_t err, const char *what, const char *file, 
         }                                                                                          \
     } while (0)
 
+/** @cond KIT_INTERNAL */
+#define KIT_UNUSED_1_(a) (void)(a)
+#define KIT_UNUSED_2_(a, ...) (void)(a), KIT_UNUSED_1_(__VA_ARGS__)
+#define KIT_UNUSED_3_(a, ...) (void)(a), KIT_UNUSED_2_(__VA_ARGS__)
+#define KIT_UNUSED_4_(a, ...) (void)(a), KIT_UNUSED_3_(__VA_ARGS__)
+#define KIT_UNUSED_5_(a, ...) (void)(a), KIT_UNUSED_4_(__VA_ARGS__)
+#define KIT_UNUSED_6_(a, ...) (void)(a), KIT_UNUSED_5_(__VA_ARGS__)
+#define KIT_UNUSED_7_(a, ...) (void)(a), KIT_UNUSED_6_(__VA_ARGS__)
+#define KIT_UNUSED_8_(a, ...) (void)(a), KIT_UNUSED_7_(__VA_ARGS__)
+#define KIT_UNUSED_PICK_(a1, a2, a3, a4, a5, a6, a7, a8, name, ...) name
+/** @endcond */
+
+/**
+ * Marks 1 to 8 parameters as used, in host and device code alike: the stub of a skeleton's
+ * device function that returns something other than a `cudaError_t` (then `return 0;`).
+ */
+#define KIT_UNUSED(...)                                                                            \
+    ((void)(KIT_UNUSED_PICK_(__VA_ARGS__, KIT_UNUSED_8_, KIT_UNUSED_7_, KIT_UNUSED_6_,             \
+                             KIT_UNUSED_5_, KIT_UNUSED_4_, KIT_UNUSED_3_, KIT_UNUSED_2_,           \
+                             KIT_UNUSED_1_, )(__VA_ARGS__)))
+
 /**
  * A skeleton's stub for a TODO not written yet: marks the function's parameters as used (so
  * the compiler does not warn) and returns `cudaErrorNotSupported`, which the tests and the

@@ -123,3 +123,166 @@ int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *s
     }
     return 1;
 }
+
+/* ---- key/value pairs ----------------------------------------------------------------------- */
+
+int kit_pairs_alloc(kit_pairs *p, size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    p->n = n;
+    p->in_keys = malloc(bytes);
+    p->in_values = malloc(bytes);
+    p->out_keys = malloc(bytes);
+    p->out_values = malloc(bytes);
+    p->scratch = malloc(bytes);
+    if (!p->in_keys || !p->in_values || !p->out_keys || !p->out_values || !p->scratch) {
+        KIT_FAIL("test setup: out of host memory for n = %zu", n);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->in_values[i] = (unsigned int)i;
+    }
+    return 1;
+}
+
+void kit_pairs_free(kit_pairs *p)
+{
+    free(p->in_keys);
+    free(p->in_values);
+    free(p->out_keys);
+    free(p->out_values);
+    free(p->scratch);
+}
+
+int kit_device_pairs_upload(kit_device_pairs *d, const kit_pairs *p, int with_values)
+{
+    d->values = NULL;
+    d->keys = kit_device_copy(p->in_keys, p->n);
+    if (d->keys && with_values) {
+        d->values = kit_device_copy(p->in_values, p->n);
+        if (!d->values) {
+            cudaFree(d->keys);
+            d->keys = NULL;
+        }
+    }
+    return d->keys != NULL;
+}
+
+int kit_device_pairs_blank(kit_device_pairs *d, const kit_pairs *p, int with_values)
+{
+    size_t bytes = (p->n ? p->n : 1) * sizeof(unsigned int);
+    d->keys = NULL;
+    d->values = NULL;
+    cudaError_t err = cudaMalloc((void **)&d->keys, bytes);
+    if (err == cudaSuccess) {
+        err = cudaMemset(d->keys, 0xA5, bytes);
+    }
+    if (err == cudaSuccess && with_values) {
+        err = cudaMalloc((void **)&d->values, bytes);
+        if (err == cudaSuccess) {
+            err = cudaMemset(d->values, 0xA5, bytes);
+        }
+    }
+    if (err != cudaSuccess) {
+        KIT_FAIL("test setup: allocating %zu pairs on the GPU failed: %s", p->n,
+                 cudaGetErrorString(err));
+        cudaFree(d->keys);
+        cudaFree(d->values);
+        d->keys = d->values = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+int kit_device_pairs_download(const kit_device_pairs *d, kit_pairs *p)
+{
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess && p->n > 0) {
+        err = cudaMemcpy(p->out_keys, d->keys, p->n * sizeof *p->out_keys, cudaMemcpyDeviceToHost);
+    }
+    if (err == cudaSuccess && p->n > 0 && d->values) {
+        err = cudaMemcpy(p->out_values, d->values, p->n * sizeof *p->out_values,
+                         cudaMemcpyDeviceToHost);
+    }
+    if (err != cudaSuccess) {
+        KIT_FAIL("a kernel failed while running (n=%zu): %s (%s)", p->n, cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+        return 0;
+    }
+    return 1;
+}
+
+void kit_device_pairs_free(kit_device_pairs *d)
+{
+    cudaDeviceSynchronize();
+    cudaFree(d->keys);
+    cudaFree(d->values);
+    d->keys = d->values = NULL;
+}
+
+void kit_fail_call(const char *what, cudaError_t err)
+{
+    if (err == cudaErrorNotSupported) {
+        KIT_FAIL("%s returned cudaErrorNotSupported: not written yet (its TODO still has the "
+                 "skeleton's stub)",
+                 what);
+    } else {
+        KIT_FAIL("%s failed: %s (%s)", what, cudaGetErrorName(err), cudaGetErrorString(err));
+    }
+}
+
+int kit_check_pairs_segment(const char *what, const char *segment, const kit_pairs *p,
+                            int with_values, size_t base, size_t len, int flags)
+{
+    kit_verdict v;
+    if (with_values) {
+        for (size_t i = 0; i < len; i++) {
+            p->scratch[i] = p->out_values[base + i] - (unsigned int)base;
+        }
+        v = kit_verify_pairs_u32(p->in_keys + base, p->out_keys + base, p->scratch, len, flags);
+    } else {
+        v = kit_verify_u32(p->in_keys + base, p->out_keys + base, len, flags & ~KIT_VERIFY_STABLE);
+    }
+    if (v.status == KIT_VERIFY_OK) {
+        return 1;
+    }
+    if (base == 0 && len == p->n) {
+        KIT_FAIL("%s: %s", what, v.message);
+    } else {
+        KIT_FAIL("%s: %s, keys %zu..%zu, must be sorted %s%s; indices and values below count "
+                 "from its first key, %zu: %s",
+                 what, segment, base, base + len - 1,
+                 (flags & KIT_VERIFY_DESCENDING) ? "descending" : "ascending",
+                 (flags & KIT_VERIFY_STABLE) && with_values ? " and stable" : "", base, v.message);
+    }
+    return 0;
+}
+
+int kit_check_pairs_attached(const char *what, const kit_pairs *p)
+{
+    unsigned char *seen = calloc(p->n ? p->n : 1, 1);
+    int ok = 1;
+    if (!seen) {
+        KIT_FAIL("test setup: out of host memory for n = %zu", p->n);
+        return 0;
+    }
+    for (size_t i = 0; i < p->n && ok; i++) {
+        unsigned int value = p->out_values[i];
+        if (value >= p->n || seen[value]) {
+            KIT_FAIL("%s: bad value at index %zu: value %u is %s (values must be a permutation "
+                     "of 0..n-1)",
+                     what, i, value, value >= p->n ? "out of range" : "there twice");
+            ok = 0;
+        } else if (p->in_keys[value] != p->out_keys[i]) {
+            KIT_FAIL("%s: value detached at index %zu: value %u belongs to key %u, found with "
+                     "key %u",
+                     what, i, value, p->in_keys[value], p->out_keys[i]);
+            ok = 0;
+        }
+        if (ok) {
+            seen[value] = 1;
+        }
+    }
+    free(seen);
+    return ok;
+}

@@ -59,4 +59,71 @@ int kit_device_fetch_free(unsigned int *d_keys, unsigned int *keys, size_t n);
  */
 void kit_fail_cuda(const char *name, cudaError_t err, size_t n, kit_dist dist, uint64_t seed);
 
+/* ---- key/value pairs: inputs whose values are positions, checked segment by segment ---- */
+
+/**
+ * Host memory for one key/value test input: the input keys (also the snapshot the checks
+ * compare with), their values 0..n-1 (each key's position, so a value names the key it must
+ * travel with and, for a stable sort, the order equal keys must keep), what came back from the
+ * GPU, and scratch room for the checks.
+ */
+typedef struct {
+    size_t n;                 /**< number of pairs */
+    unsigned int *in_keys;    /**< the input keys, filled by the test */
+    unsigned int *in_values;  /**< 0 .. n-1, filled by kit_pairs_alloc() */
+    unsigned int *out_keys;   /**< keys back from the GPU */
+    unsigned int *out_values; /**< values back from the GPU */
+    unsigned int *scratch;    /**< room for the checks */
+} kit_pairs;
+
+/** Allocates @p p for @p n pairs, values 0..n-1; 0 (and a KIT_FAIL) when out of memory. */
+int kit_pairs_alloc(kit_pairs *p, size_t n);
+
+/** Frees what kit_pairs_alloc() allocated (also after it failed). */
+void kit_pairs_free(kit_pairs *p);
+
+/** Device copies of a test input. */
+typedef struct {
+    unsigned int *keys;   /**< n keys on the device */
+    unsigned int *values; /**< n values, NULL for keys only */
+} kit_device_pairs;
+
+/** Copies p's input (and its values when @p with_values) to new device buffers; 0 on error. */
+int kit_device_pairs_upload(kit_device_pairs *d, const kit_pairs *p, int with_values);
+
+/**
+ * Allocates device buffers for p->n pairs (values when @p with_values) filled with a pattern
+ * (0xA5 bytes) that no test expects: the destination of a pass, so a key it fails to write
+ * shows. 0 on error.
+ */
+int kit_device_pairs_blank(kit_device_pairs *d, const kit_pairs *p, int with_values);
+
+/** Waits for the GPU and copies the device buffers into p->out_*; 0 (and a KIT_FAIL) on error. */
+int kit_device_pairs_download(const kit_device_pairs *d, kit_pairs *p);
+
+/** Waits for the GPU (a failed kernel may still run) and frees the device buffers. */
+void kit_device_pairs_free(kit_device_pairs *d);
+
+/**
+ * Reports a lab call's error; @p what names the call and its input (function, tier, n,
+ * distribution, seed...). `cudaErrorNotSupported` reads "not written yet".
+ */
+void kit_fail_call(const char *what, cudaError_t err);
+
+/**
+ * Checks keys [base, base + len) of p's output against the same keys of its input: sorted
+ * (descending with ::KIT_VERIFY_DESCENDING in @p flags), the same keys, and with values each
+ * value still with its key (values of the segment are made relative to @p base) and, with
+ * ::KIT_VERIFY_STABLE, equal keys in input order. A failure names @p what, the segment
+ * (@p segment, e.g. "merge 3", unless it is the whole array) and what the verifier found.
+ */
+int kit_check_pairs_segment(const char *what, const char *segment, const kit_pairs *p,
+                            int with_values, size_t base, size_t len, int flags);
+
+/**
+ * For outputs that are not sorted yet: every value 0..n-1 is there once, with the key it came
+ * with.
+ */
+int kit_check_pairs_attached(const char *what, const kit_pairs *p);
+
 #endif

@@ -15,6 +15,9 @@
  * the executor counted more.
  * `KIT_REMOTE_ARRAY_FN(ret, name, elem)`: `ret name(const elem *values, size_t n)` on a host
  * array, which travels to the executor (the grader's host-only fixture labs use it).
+ * `KIT_REMOTE_ARRAY_FN4(ret, name, elem, t2, t3)`: `ret name(const elem *values, size_t n,
+ * t2 a2, t3 a3)`, the same with two scalar arguments after the array (Lab 02's co-rank on the
+ * host). An array function runs on the host: it copies nothing from the device (budget 0).
  * Arguments must be integers or pointers (no floating point, no structs).
  */
 #ifndef KIT_REMOTE_API_H
@@ -74,6 +77,12 @@ int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *a
         const uint64_t w[] = {0, KIT_WORD(n)};                                                 \
         return (ret)kit_remote_call(#name, 0, w, 2, values, n * sizeof *values);               \
     }
+#define KIT_REMOTE_ARRAY_FN4(ret, name, elem, t2, t3)                                            \
+    ret name(const elem *values, size_t n, t2 a2, t3 a3)                                       \
+    {                                                                                          \
+        const uint64_t w[] = {0, KIT_WORD(n), KIT_WORD(a2), KIT_WORD(a3)};                     \
+        return (ret)kit_remote_call(#name, 0, w, 4, values, n * sizeof *values);               \
+    }
 
 #else /* KIT_REMOTE_EXECUTOR */
 
@@ -130,6 +139,12 @@ void kit_remote_register(const char *name, unsigned arg_count, kit_remote_thunk 
     KIT_REMOTE_THUNK(name, 2)                                                                  \
     {                                                                                          \
         return (int64_t)name((const elem *)input, KIT_ARG(size_t, 1));                         \
+    }
+#define KIT_REMOTE_ARRAY_FN4(ret, name, elem, t2, t3)                                            \
+    KIT_REMOTE_THUNK(name, 4)                                                                  \
+    {                                                                                          \
+        return (int64_t)name((const elem *)input, KIT_ARG(size_t, 1), KIT_ARG(t2, 2),          \
+                             KIT_ARG(t3, 3));                                                  \
     }
 
 #endif /* KIT_REMOTE_EXECUTOR */

@@ -1,0 +1,224 @@
+/* The Lab 02 driver: build/{solution,student}/bin/mergesort. Run it with --help. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "driver.h"
+#include "mergesort.h"
+
+/* Scratch buffers kept between runs (allocated by the untimed warm-up run): the values of
+ * `--algo pairs`, and the other half of the ping-pong of `--algo thread` and `--algo path`.
+ * Their contents do not change the time: merge sort compares keys only. */
+static unsigned int *scratch_values, *scratch_keys;
+static size_t scratch_values_capacity, scratch_keys_capacity;
+
+/* Makes *buffer hold at least n keys (zeroed when it grows). */
+static cudaError_t reserve(unsigned int **buffer, size_t *capacity, size_t n)
+{
+    if (n > *capacity) {
+        CUDA_TRY(cudaFree(*buffer));
+        *buffer = NULL;
+        *capacity = 0;
+        CUDA_TRY(cudaMalloc((void **)buffer, n * sizeof **buffer));
+        CUDA_TRY(cudaMemset(*buffer, 0, n * sizeof **buffer));
+        *capacity = n;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t sort_pairs(unsigned int *d_keys, size_t n)
+{
+    CUDA_TRY(reserve(&scratch_values, &scratch_values_capacity, n));
+    return mergesort_sort_pairs(d_keys, n ? scratch_values : NULL, n);
+}
+
+static cudaError_t sort_keys(unsigned int *d_keys, size_t n)
+{
+    return mergesort_sort_keys(d_keys, n);
+}
+
+/* A tier's pass, as the API gives it. */
+typedef cudaError_t (*pass_fn)(const unsigned int *, const unsigned int *, unsigned int *,
+                               unsigned int *, size_t, size_t);
+
+/* A whole sort by one tier alone: passes of width 1, 2, 4, ... between d_keys and the
+ * scratch buffer, the result copied back when it ends in the scratch buffer. */
+static cudaError_t sort_by_passes(unsigned int *d_keys, size_t n, pass_fn pass)
+{
+    CUDA_TRY(reserve(&scratch_keys, &scratch_keys_capacity, n));
+    unsigned int *src = d_keys, *dst = scratch_keys;
+    for (size_t width = 1; width < n; width *= 2) {
+        CUDA_TRY(pass(src, NULL, dst, NULL, n, width));
+        unsigned int *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != d_keys) {
+        CUDA_TRY(cudaMemcpy(d_keys, src, n * sizeof *d_keys, cudaMemcpyDeviceToDevice));
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t sort_thread_tier(unsigned int *d_keys, size_t n)
+{
+    return sort_by_passes(d_keys, n, mergesort_pass_thread);
+}
+
+static cudaError_t sort_path_tier(unsigned int *d_keys, size_t n)
+{
+    return sort_by_passes(d_keys, n, mergesort_pass_merge_path);
+}
+
+/* Prints one row of the trace: key(input position) in runs of `width`. */
+static void print_runs(FILE *out, const char *label, const unsigned int *keys,
+                       const unsigned int *values, size_t n, size_t width)
+{
+    fprintf(out, "%-16s", label);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s", i % width == 0 ? (i ? " ] [" : "[") : "");
+        if (keys[i] == UINT_MAX) {
+            fprintf(out, " MAX(%u)", values[i]);
+        } else {
+            fprintf(out, " %u(%u)", keys[i], values[i]);
+        }
+    }
+    fprintf(out, "%s\n", n ? " ]" : "");
+}
+
+/* The merge path of the last pass, from mergesort_co_rank (TODO 2.3) on the host: for every
+ * output index k, how many keys the first k outputs take from each run. */
+static void print_merge_path(FILE *out, const unsigned int *keys, size_t n, size_t mid)
+{
+    fprintf(out,
+            "merge path of the last pass (left run: %zu keys, right run: %zu), from "
+            "mergesort_co_rank():\n",
+            mid, n - mid);
+    for (size_t k = 0; k <= n; k++) {
+        size_t i = mergesort_co_rank(keys, n, mid, k);
+        if (i == (size_t)-1) {
+            fprintf(out, "  mergesort_co_rank() is not written yet (TODO 2.3)\n");
+            return;
+        }
+        fprintf(out, "  k=%-3zu takes %2zu from the left, %2zu from the right", k, i, k - i);
+        if (k < n) {
+            size_t next = mergesort_co_rank(keys, n, mid, k + 1);
+            fprintf(out, "; output %zu comes from the %s", k, next > i ? "left" : "right");
+        }
+        fprintf(out, "\n");
+    }
+}
+
+/* The trace on the GPU: passes of width 1, 2, 4, ... by mergesort_pass_thread (TODO 2.1),
+ * keys with their input positions as values, each pass printed. */
+static cudaError_t trace_on_device(unsigned int *d_buffers[4], unsigned int *keys,
+                                   unsigned int *values, size_t n, unsigned int *d_keys, FILE *out)
+{
+    for (int b = 0; b < 4; b++) {
+        CUDA_TRY(cudaMalloc((void **)&d_buffers[b], n * sizeof *keys));
+    }
+    CUDA_TRY(cudaMemcpy(d_buffers[0], keys, n * sizeof *keys, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d_buffers[1], values, n * sizeof *values, cudaMemcpyHostToDevice));
+    int src = 0;
+    for (size_t width = 1; width < n; width *= 2) {
+        if (2 * width >= n) {
+            print_merge_path(out, keys, n, width); /* keys: the input of this last pass */
+        }
+        int dst = 2 - src;
+        CUDA_TRY(mergesort_pass_thread(d_buffers[src], d_buffers[src + 1], d_buffers[dst],
+                                       d_buffers[dst + 1], n, width));
+        CUDA_TRY(cudaMemcpy(keys, d_buffers[dst], n * sizeof *keys, cudaMemcpyDeviceToHost));
+        CUDA_TRY(
+            cudaMemcpy(values, d_buffers[dst + 1], n * sizeof *values, cudaMemcpyDeviceToHost));
+        char label[32];
+        snprintf(label, sizeof label, "width %zu", width);
+        print_runs(out, label, keys, values, n, 2 * width);
+        src = dst;
+    }
+    CUDA_TRY(cudaMemcpy(d_keys, d_buffers[src], n * sizeof *d_keys, cudaMemcpyDeviceToDevice));
+    return cudaSuccess;
+}
+
+/* --trace: the passes of one thread per merge, printed after each; then the merge path of
+ * the last pass; then leaves the sorted keys in d_keys. */
+static cudaError_t trace_passes(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out)
+{
+    if (n == 0) {
+        fprintf(out, "merge sort of n = 0 keys: nothing to do\n");
+        return cudaSuccess;
+    }
+    unsigned int *values = malloc(n * sizeof *values);
+    if (!values) {
+        return cudaErrorMemoryAllocation;
+    }
+    for (size_t i = 0; i < n; i++) {
+        values[i] = (unsigned int)i;
+    }
+    fprintf(out,
+            "merge sort of n = %zu keys by mergesort_pass_thread (TODO 2.1); each row is the "
+            "array after one pass,\nin its sorted runs; key(p) is a key and its position in the "
+            "input: equal keys must keep p increasing.\n",
+            n);
+    print_runs(out, "input", keys, values, n, 1);
+    unsigned int *d_buffers[4] = {NULL, NULL, NULL, NULL};
+    cudaError_t err = trace_on_device(d_buffers, keys, values, n, d_keys, out);
+    if (err == cudaErrorNotSupported) {
+        fprintf(stderr, "mergesort: --trace runs mergesort_pass_thread(), TODO 2.1\n");
+    }
+    for (int b = 0; b < 4; b++) {
+        cudaFree(d_buffers[b]);
+    }
+    free(values);
+    return err;
+}
+
+/* Global-memory passes of mergesort_sort_keys on n keys: the tiles, then one pass per width
+ * from the tile up (the tiles are written where the last pass must end: no copy back). */
+static double global_passes(size_t n)
+{
+    double passes = 1;
+    for (size_t width = MERGESORT_TILE; width < n; width *= 2) {
+        passes++;
+    }
+    return passes;
+}
+
+/* Each pass reads and writes every key (and value): --bench's bandwidth floor. */
+static double bytes_keys(size_t n)
+{
+    return global_passes(n) * 2.0 * sizeof(unsigned int) * n;
+}
+
+static double bytes_pairs(size_t n)
+{
+    return 2.0 * bytes_keys(n);
+}
+
+/* One tier alone: log2(n) passes, each reading and writing every key, plus the copy back. */
+static double bytes_by_passes(size_t n)
+{
+    double passes = 0;
+    for (size_t width = 1; width < n; width *= 2) {
+        passes++;
+    }
+    return (passes + (int)passes % 2) * 2.0 * sizeof(unsigned int) * n;
+}
+
+static const size_t bench_sizes[] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 26, 0};
+
+int main(int argc, char **argv)
+{
+    const kit_lab_driver lab = {
+        .name = "mergesort",
+        .title = "Lab 02, stable merge sort in three tiers",
+        .algos = {{"keys", sort_keys, 0, "2.1-2.4", bytes_keys},
+                  {"pairs", sort_pairs, 0, "2.1-2.4", bytes_pairs},
+                  {"thread", sort_thread_tier, (size_t)1 << 22, "2.1", bytes_by_passes},
+                  {"path", sort_path_tier, 0, "2.3", bytes_by_passes}},
+        .default_n = 4096,
+        .trace = trace_passes,
+        .trace_max_n = 32,
+        .bench_sizes = bench_sizes,
+    };
+    return kit_driver_main(argc, argv, &lab);
+}
