@@ -85,6 +85,15 @@ MATH = Group(
 GROUPS = (NVCC_GENERATED, CUDA_RUNTIME, KIT, C_LIBRARY, MATH)
 BASE = frozenset(name for group in GROUPS for name in group.names)
 
+# Names nvcc generates with a suffix of its own: an object built with -rdc=true (dynamic
+# parallelism, Lab 05) imports __cudaRegisterLinkedBinary_<an id from the file's path>.
+NVCC_GENERATED_PREFIXES = ("__cudaRegisterLinkedBinary_",)
+
+
+def nvcc_generated(name):
+    """Whether an import is one of nvcc's own with a generated suffix."""
+    return name.startswith(NVCC_GENERATED_PREFIXES)
+
 # Refused like any name not allowed, with a reason of their own: each one is a way around the
 # device-to-host copy count.
 MANAGED_VAR = "managed memory (__managed__) lets the host read device memory directly"

@@ -150,7 +150,7 @@ def _check_imports(obj, lab, allowed, explained, add):
                       "may not reach around them")
         elif base in allowlist.SPECIAL_WHY:
             add(name, f"{allowlist.SPECIAL_WHY[base]}: this lab does not allow it")
-        elif base not in allowed:
+        elif base not in allowed and not allowlist.nvcc_generated(base):
             refused.append(allowlist.strip_version(shown))
         elif base != name:
             add(name, f"calls {base} through a symbol version ({name}): a lab file calls "

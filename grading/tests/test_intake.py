@@ -260,6 +260,12 @@ class AllowlistTables(unittest.TestCase):
         for name in ("getenv@GLIBC_2.2.5", "getenv@@GLIBC_2.2.5", "getenv"):
             self.assertEqual(allowlist.strip_version(name), "getenv")
 
+    def test_nvcc_names_with_a_generated_suffix(self):
+        # -rdc=true objects (Lab 05) import a registration function named after the file
+        self.assertTrue(allowlist.nvcc_generated("__cudaRegisterLinkedBinary_4e1f2a_9_quick"))
+        for name in ("getenv", "__cudaRegisterLinkedBinar", "x__cudaRegisterLinkedBinary_1"):
+            self.assertFalse(allowlist.nvcc_generated(name), name)
+
     def test_groups_make_the_base_and_leave_out_host_memory(self):
         self.assertIn("cudaMemcpy", allowlist.BASE)
         self.assertIn("sqrtf", allowlist.BASE)
