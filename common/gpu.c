@@ -47,8 +47,11 @@ kit_gpu_status kit_gpu_probe(char *reason, size_t reason_size)
                  cudaGetErrorString(err));
         return KIT_GPU_UNAVAILABLE;
     }
-    snprintf(reason, reason_size, "%s (sm_%d%d, %d SMs, %.1f GiB)", prop.name, prop.major,
-             prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+    /* HMM (or a coherent CPU-GPU link) lets a kernel read and write ordinary host memory:
+     * the grader says so, since then a copy count no longer sees every byte moved. */
+    snprintf(reason, reason_size, "%s (sm_%d%d, %d SMs, %.1f GiB%s)", prop.name, prop.major,
+             prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
+             prop.pageableMemoryAccess ? ", reads host memory directly (HMM)" : "");
     return KIT_GPU_READY;
 }
 

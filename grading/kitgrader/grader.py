@@ -210,6 +210,10 @@ class SubmissionGrader:
         try:
             if opts.gpu_check:
                 result.gpu = gpu.require_gpu(self.ctx.kit, self.env)
+                if "(HMM)" in result.gpu:
+                    result.isolation += ("; but this GPU reads host memory directly (HMM), so "
+                                         "the device-to-host copy count can be bypassed "
+                                         "(docs/instructor.md: uvm_disable_hmm=1)")
             for lab in self.labs:
                 result.labs.append(self.grade_lab(lab))
         except NoGpu as err:
