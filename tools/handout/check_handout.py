@@ -50,7 +50,10 @@ def solution_lines():
     for path in list((ROOT / "labs").glob("*/*.h")) + list((ROOT / "labs").glob("*/*_main.c")):
         public |= _lines(path)
     lines = {}
-    for solution in sorted((ROOT / "solutions").glob("*/*.cu")):
+    for folder in sorted((ROOT / "solutions").glob("[0-9][0-9]-*")):
+        solution = folder / f"{folder.name.split('-', 1)[1]}.cu"  # the lab's file, no other
+        if not solution.is_file():
+            continue
         text = solution.read_text()
         others = set()
         for skeleton in (ROOT / "labs").glob("*/*.cu"):
