@@ -13,6 +13,7 @@
 #   docs                  Doxygen HTML in $(DOCS_HTML), warnings are errors, then a check
 #                         that no local link of it is broken (tools/check_links.py)
 #   $(NETWORK_DIAGRAM)    build/tools/network_diagram, the comparator-network drawer
+#   $(MERGE_PATH_DIAGRAM) build/tools/merge_path_diagram, the merge-path grid drawer (Lab 02)
 #   $(DOCS_IMAGES)        the handouts' generated diagrams (build/docs/images/*.svg)
 #   docs-images           just the diagrams
 
@@ -23,8 +24,11 @@ DOCS_OUT := $(BUILD)/docs
 DOCS_HTML := $(DOCS_OUT)/html
 DOCS_IMAGE_DIR := $(DOCS_OUT)/images
 NETWORK_DIAGRAM := $(BUILD)/tools/network_diagram
+MERGE_PATH_DIAGRAM := $(BUILD)/tools/merge_path_diagram
 DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg \
-               $(DOCS_IMAGE_DIR)/bitonic_network_n16.svg
+               $(DOCS_IMAGE_DIR)/bitonic_network_n16.svg \
+               $(DOCS_IMAGE_DIR)/merge_path_4x4.svg \
+               $(DOCS_IMAGE_DIR)/merge_path_ties.svg
 
 # The parts of MathJax 2 the pages load (its unpacked/ sources and test/ pages are left out).
 DOCS_MATHJAX_PARTS := MathJax.js config extensions fonts jax localization
@@ -42,6 +46,24 @@ $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg: $(NETWORK_DIAGRAM)
 $(DOCS_IMAGE_DIR)/bitonic_network_n16.svg: $(NETWORK_DIAGRAM)
 	@mkdir -p $(@D)
 	$(NETWORK_DIAGRAM) --lab bitonic -n 16 > $@.tmp
+	@mv $@.tmp $@
+
+# The merge path is drawn from common/merge_path_ref.h, the CPU reference of Lab 02's tests
+# (the co-rank of the lab itself is the student's TODO).
+$(MERGE_PATH_DIAGRAM): tools/merge_path_diagram.c common/merge_path_ref.h common/exit_codes.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KIT_INCLUDES) $< -o $@
+
+# The seed article's example of Lab 02's handout, cut into pieces of 2 output keys.
+$(DOCS_IMAGE_DIR)/merge_path_4x4.svg: $(MERGE_PATH_DIAGRAM)
+	@mkdir -p $(@D)
+	$(MERGE_PATH_DIAGRAM) --left 1,5,7,9 --right 2,6,8,10 --piece 2 > $@.tmp
+	@mv $@.tmp $@
+
+# Equal keys across the runs: the left run's go first (stability).
+$(DOCS_IMAGE_DIR)/merge_path_ties.svg: $(MERGE_PATH_DIAGRAM)
+	@mkdir -p $(@D)
+	$(MERGE_PATH_DIAGRAM) --left 2,3,3,7 --right 1,3,3,8,9 --piece 3 > $@.tmp
 	@mv $@.tmp $@
 
 .PHONY: docs docs-images

@@ -16,6 +16,7 @@
 #include "cpu_sort.h"
 #include "datagen.h"
 #include "gpu_harness.h"
+#include "merge_path_ref.h"
 #include "mergesort.h"
 #include "runner.h"
 #include "verify.h"
@@ -324,21 +325,6 @@ static void test_block_large(void)
 
 /* ---- 2.3 the co-rank, on the host ------------------------------------------------------------ */
 
-/* The co-rank the slow way: a stable merge of keys[0 .. mid) and keys[mid .. n), counting the
- * left keys among the first k outputs. */
-static size_t brute_co_rank(const unsigned int *keys, size_t n, size_t mid, size_t k)
-{
-    size_t i = 0, j = mid;
-    for (size_t out = 0; out < k; out++) {
-        if (j == n || (i < mid && keys[i] <= keys[j])) {
-            i++;
-        } else {
-            j++;
-        }
-    }
-    return i;
-}
-
 /* Prints the runs of a small example into `text`. */
 static void describe_runs(char *text, size_t size, const unsigned int *keys, size_t n, size_t mid)
 {
@@ -352,11 +338,12 @@ static void describe_runs(char *text, size_t size, const unsigned int *keys, siz
     }
 }
 
-/* Every k of one pair of runs against the brute force. */
+/* Every k of one pair of runs against the brute force: kit_merge_co_rank_ref() of
+ * merge_path_ref.h, a stable merge that counts the left keys among the first k outputs. */
 static int check_co_rank_all_k(const unsigned int *keys, size_t n, size_t mid, const char *input)
 {
     for (size_t k = 0; k <= n; k++) {
-        size_t expected = brute_co_rank(keys, n, mid, k);
+        size_t expected = kit_merge_co_rank_ref(keys, n, mid, k);
         size_t got = mergesort_co_rank(keys, n, mid, k);
         if (got != expected) {
             char runs[400] = "";
@@ -502,8 +489,9 @@ static void test_co_rank_bad_arguments(void)
 
 /* ---- 2.3 merge path on the GPU -------------------------------------------------------------- */
 
-/* The splits of a pass, the slow way: one stable merge per merge of the pass, noting the
- * left keys taken at every multiple of MERGESORT_TILE and at the merge's end. */
+/* The splits of a pass, the slow way: the merge path of each merge of the pass walked once
+ * (kit_merge_path_walk() of merge_path_ref.h), noting the left keys taken at every multiple of
+ * MERGESORT_TILE and at the merge's end. */
 static void expected_splits(const unsigned int *keys, size_t n, size_t width, size_t *splits)
 {
     size_t pieces = mergesort_path_pieces(n, width), merges = mergesort_merge_count(n, width);
@@ -512,17 +500,11 @@ static void expected_splits(const unsigned int *keys, size_t n, size_t width, si
         size_t na = n - start < width ? n - start : width;
         size_t nb = n - start - na < width ? n - start - na : width;
         size_t *out = splits + m * (pieces + 1);
-        size_t i = 0, j = 0;
+        kit_merge_path_point at = {0, 0};
         for (size_t p = 0; p <= pieces; p++) {
             size_t k = p * MERGESORT_TILE < na + nb ? p * MERGESORT_TILE : na + nb;
-            while (i + j < k) {
-                if (j == nb || (i < na && keys[start + i] <= keys[start + na + j])) {
-                    i++;
-                } else {
-                    j++;
-                }
-            }
-            out[p] = i;
+            kit_merge_path_walk(keys + start, na, keys + start + na, nb, k, &at);
+            out[p] = at.i;
         }
     }
 }

@@ -28,156 +28,10 @@ static const char *direction_name(int descending)
     return descending ? "descending" : "ascending";
 }
 
-/* Host memory for one test input: the input (also the snapshot the checks compare with), its
- * values 0..n-1, what came back from the GPU, and scratch room for the checks. */
-typedef struct {
-    size_t n;
-    unsigned int *in_keys, *in_values, *out_keys, *out_values, *scratch;
-} pairs;
-
-static int pairs_alloc(pairs *p, size_t n)
+/* The verifier's flags for keys sorted in direction `descending`. */
+static int direction_flags(int descending)
 {
-    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
-    p->n = n;
-    p->in_keys = malloc(bytes);
-    p->in_values = malloc(bytes);
-    p->out_keys = malloc(bytes);
-    p->out_values = malloc(bytes);
-    p->scratch = malloc(bytes);
-    if (!p->in_keys || !p->in_values || !p->out_keys || !p->out_values || !p->scratch) {
-        KIT_FAIL("test setup: out of host memory for n = %zu", n);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        p->in_values[i] = (unsigned int)i;
-    }
-    return 1;
-}
-
-static void pairs_free(pairs *p)
-{
-    free(p->in_keys);
-    free(p->in_values);
-    free(p->out_keys);
-    free(p->out_values);
-    free(p->scratch);
-}
-
-/* A lab function's error as a test failure; the skeleton's stub reads "not written yet". */
-static void fail_cuda(const char *what, cudaError_t err)
-{
-    if (err == cudaErrorNotSupported) {
-        KIT_FAIL("%s returned cudaErrorNotSupported: not written yet (its TODO still has the "
-                 "skeleton's stub)",
-                 what);
-    } else {
-        KIT_FAIL("%s failed: %s (%s)", what, cudaGetErrorName(err), cudaGetErrorString(err));
-    }
-}
-
-/* Device copies of a test input. */
-typedef struct {
-    unsigned int *keys, *values; /* values NULL: keys only */
-} device_pairs;
-
-static int device_upload(device_pairs *d, const pairs *p, int with_values)
-{
-    d->values = NULL;
-    d->keys = kit_device_copy(p->in_keys, p->n);
-    if (d->keys && with_values) {
-        d->values = kit_device_copy(p->in_values, p->n);
-        if (!d->values) {
-            cudaFree(d->keys);
-            d->keys = NULL;
-        }
-    }
-    return d->keys != NULL;
-}
-
-/* Waits for the GPU and copies the results into p->out_*; the buffers stay. */
-static int device_download(const device_pairs *d, pairs *p)
-{
-    cudaError_t err = cudaDeviceSynchronize();
-    if (err == cudaSuccess && p->n > 0) {
-        err = cudaMemcpy(p->out_keys, d->keys, p->n * sizeof *p->out_keys, cudaMemcpyDeviceToHost);
-    }
-    if (err == cudaSuccess && p->n > 0 && d->values) {
-        err = cudaMemcpy(p->out_values, d->values, p->n * sizeof *p->out_values,
-                         cudaMemcpyDeviceToHost);
-    }
-    if (err != cudaSuccess) {
-        KIT_FAIL("a kernel failed while running (n=%zu): %s (%s)", p->n, cudaGetErrorName(err),
-                 cudaGetErrorString(err));
-        return 0;
-    }
-    return 1;
-}
-
-static void device_free(device_pairs *d)
-{
-    cudaDeviceSynchronize(); /* a failed kernel may still be running */
-    cudaFree(d->keys);
-    cudaFree(d->values);
-}
-
-/* Keys [base, base + len) of the output must be those of the input, sorted in the direction
- * asked, each with its value. With values, they are made relative to `base` (a value of this
- * segment is base .. base + len - 1), and kit_verify_pairs_u32 checks order, keys and values;
- * without, kit_verify_u32 checks order and keys. */
-static int check_segment(const char *what, const char *segment, const pairs *p, int with_values,
-                         size_t base, size_t len, int descending)
-{
-    int flags = descending ? KIT_VERIFY_DESCENDING : 0;
-    kit_verdict v;
-    if (with_values) {
-        for (size_t i = 0; i < len; i++) {
-            p->scratch[i] = p->out_values[base + i] - (unsigned int)base;
-        }
-        v = kit_verify_pairs_u32(p->in_keys + base, p->out_keys + base, p->scratch, len, flags);
-    } else {
-        v = kit_verify_u32(p->in_keys + base, p->out_keys + base, len, flags);
-    }
-    if (v.status == KIT_VERIFY_OK) {
-        return 1;
-    }
-    if (base == 0 && len == p->n) {
-        KIT_FAIL("%s: %s", what, v.message);
-    } else {
-        KIT_FAIL("%s: %s, keys %zu..%zu, must be sorted %s; indices and values below count from "
-                 "its first key, %zu: %s",
-                 what, segment, base, base + len - 1, direction_name(descending), base, v.message);
-    }
-    return 0;
-}
-
-/* For states that are not sorted yet: every value is there once, with the key it came with. */
-static int check_attached(const char *what, const pairs *p)
-{
-    unsigned char *seen = calloc(p->n ? p->n : 1, 1);
-    int ok = 1;
-    if (!seen) {
-        KIT_FAIL("test setup: out of host memory for n = %zu", p->n);
-        return 0;
-    }
-    for (size_t i = 0; i < p->n && ok; i++) {
-        unsigned int value = p->out_values[i];
-        if (value >= p->n || seen[value]) {
-            KIT_FAIL("%s: bad value at index %zu: value %u is %s (values must be a permutation "
-                     "of 0..n-1)",
-                     what, i, value, value >= p->n ? "out of range" : "there twice");
-            ok = 0;
-        } else if (p->in_keys[value] != p->out_keys[i]) {
-            KIT_FAIL("%s: value detached at index %zu: value %u belongs to key %u, found with "
-                     "key %u",
-                     what, i, value, p->in_keys[value], p->out_keys[i]);
-            ok = 0;
-        }
-        if (ok) {
-            seen[value] = 1;
-        }
-    }
-    free(seen);
-    return ok;
+    return descending ? KIT_VERIFY_DESCENDING : 0;
 }
 
 /* The same schedule on the CPU: one step (size, stride) of a sort whose runs have `run` keys. */
@@ -262,36 +116,36 @@ static int prepare_bitonic_tiles(unsigned int *keys, size_t n, size_t size, int 
  * other way round when descending. */
 static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int descending, int with_values)
 {
-    pairs p;
-    device_pairs d;
+    kit_pairs p;
+    kit_device_pairs d;
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "bitonic_sort_tiles(n=%zu, dist=%s, seed=%llu, %s%s)", n,
              kit_dist_name(dist), (unsigned long long)seed, direction_name(descending),
              with_values ? "" : ", keys only");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc(&p, n)) {
         goto done;
     }
     kit_generate_u32(p.in_keys, n, dist, seed);
-    if (!device_upload(&d, &p, with_values)) {
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
     cudaError_t err = bitonic_sort_tiles(d.keys, d.values, n, descending);
     if (err != cudaSuccess) {
-        fail_cuda(what, err);
-    } else if (device_download(&d, &p)) {
+        kit_fail_call(what, err);
+    } else if (kit_device_pairs_download(&d, &p)) {
         ok = 1;
         for (size_t t = 0; ok && t < n / BITONIC_TILE; t++) {
             char segment[48];
             snprintf(segment, sizeof segment, "tile %zu", t);
             int down = (t % 2 == 1) != (descending != 0);
-            ok =
-                check_segment(what, segment, &p, with_values, t * BITONIC_TILE, BITONIC_TILE, down);
+            ok = kit_check_pairs_segment(what, segment, &p, with_values, t * BITONIC_TILE,
+                                         BITONIC_TILE, direction_flags(down));
         }
     }
-    device_free(&d);
+    kit_device_pairs_free(&d);
 done:
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -390,20 +244,20 @@ static void test_tiles_large(void)
 static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dist dist,
                               uint64_t seed, int descending, int with_values)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
     unsigned int *cpu_keys = malloc((n ? n : 1) * sizeof *cpu_keys);
     unsigned int *cpu_values = malloc((n ? n : 1) * sizeof *cpu_values);
     int ok = 0;
     char what[240];
-    if (!pairs_alloc(&p, n) || !cpu_keys || !cpu_values) {
+    if (!kit_pairs_alloc(&p, n) || !cpu_keys || !cpu_values) {
         goto done;
     }
     kit_generate_u32(p.in_keys, n, dist, seed);
     prepare_stage(p.in_keys, n, size, n, descending);
     memcpy(cpu_keys, p.in_keys, n * sizeof *cpu_keys);
     memcpy(cpu_values, p.in_values, n * sizeof *cpu_values);
-    if (!device_upload(&d, &p, with_values)) {
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
     ok = 1;
@@ -415,11 +269,11 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
                  kit_dist_name(dist), (unsigned long long)seed, size / 2);
         cudaError_t err = bitonic_merge_global(d.keys, d.values, n, size, stride, descending);
         if (err != cudaSuccess) {
-            fail_cuda(what, err);
+            kit_fail_call(what, err);
             ok = 0;
             break;
         }
-        if (!device_download(&d, &p)) {
+        if (!kit_device_pairs_download(&d, &p)) {
             ok = 0;
             break;
         }
@@ -437,7 +291,7 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
             }
         }
         if (ok && with_values) {
-            ok = check_attached(what, &p);
+            ok = kit_check_pairs_attached(what, &p);
         }
     }
     if (ok && size >= n) {
@@ -453,11 +307,12 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
                  "seed=%llu, the smaller strides done by the CPU",
                  n, size, size / 2, last_stride, direction_name(descending),
                  with_values ? "" : ", keys only", kit_dist_name(dist), (unsigned long long)seed);
-        ok = check_segment(what, "", &p, with_values, 0, n, descending);
+        ok = kit_check_pairs_segment(what, "", &p, with_values, 0, n,
+                                     direction_flags(descending));
     }
-    device_free(&d);
+    kit_device_pairs_free(&d);
 done:
-    pairs_free(&p);
+    kit_pairs_free(&p);
     free(cpu_keys);
     free(cpu_values);
     return ok;
@@ -597,8 +452,8 @@ static void test_global_large(void)
 static int check_shared_merge(size_t n, size_t size, kit_dist dist, uint64_t seed, int descending,
                               int with_values)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[240];
     snprintf(what, sizeof what,
@@ -607,7 +462,7 @@ static int check_shared_merge(size_t n, size_t size, kit_dist dist, uint64_t see
              (unsigned long long)seed,
              size > BITONIC_TILE ? "each tile made bitonic first"
                                  : "every run of size/2 keys sorted first");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc(&p, n)) {
         goto done;
     }
     kit_generate_u32(p.in_keys, n, dist, seed);
@@ -618,25 +473,26 @@ static int check_shared_merge(size_t n, size_t size, kit_dist dist, uint64_t see
     } else {
         prepare_stage(p.in_keys, n, size, n, descending);
     }
-    if (!device_upload(&d, &p, with_values)) {
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
     cudaError_t err = bitonic_merge_shared(d.keys, d.values, n, size, descending);
     if (err != cudaSuccess) {
-        fail_cuda(what, err);
-    } else if (device_download(&d, &p)) {
+        kit_fail_call(what, err);
+    } else if (kit_device_pairs_download(&d, &p)) {
         size_t run = size < n ? size : n;
         ok = 1;
         for (size_t start = 0; ok && start < n; start += run) {
             char segment[48];
             snprintf(segment, sizeof segment, "run %zu", start / run);
-            ok = check_segment(what, segment, &p, with_values, start, run,
-                               bitonic_descending_at(start, size, n, descending));
+            ok = kit_check_pairs_segment(
+                what, segment, &p, with_values, start, run,
+                direction_flags(bitonic_descending_at(start, size, n, descending)));
         }
     }
-    device_free(&d);
+    kit_device_pairs_free(&d);
 done:
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -751,40 +607,41 @@ static void test_shared_large(void)
 
 /* Sorts p->in_keys (and values 0..n-1) with bitonic_sort_pairs, or bitonic_sort_keys when
  * !with_values, and checks the result. `input` describes the input for the message. */
-static int check_sort_input(pairs *p, const char *input, int descending, int with_values)
+static int check_sort_input(kit_pairs *p, const char *input, int descending, int with_values)
 {
-    device_pairs d = {NULL, NULL};
+    kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[240];
     snprintf(what, sizeof what, "%s(n=%zu, %s, %s)",
              with_values ? "bitonic_sort_pairs" : "bitonic_sort_keys", p->n, input,
              direction_name(descending));
-    if (!device_upload(&d, p, with_values)) {
+    if (!kit_device_pairs_upload(&d, p, with_values)) {
         return 0;
     }
     cudaError_t err = with_values ? bitonic_sort_pairs(d.keys, d.values, p->n, descending)
                                   : bitonic_sort_keys(d.keys, p->n, descending);
     if (err != cudaSuccess) {
-        fail_cuda(what, err);
-    } else if (device_download(&d, p)) {
-        ok = check_segment(what, "", p, with_values, 0, p->n, descending);
+        kit_fail_call(what, err);
+    } else if (kit_device_pairs_download(&d, p)) {
+        ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n,
+                                     direction_flags(descending));
     }
-    device_free(&d);
+    kit_device_pairs_free(&d);
     return ok;
 }
 
 static int check_sort(size_t n, kit_dist dist, uint64_t seed, int descending, int with_values)
 {
-    pairs p;
+    kit_pairs p;
     int ok = 0;
-    if (pairs_alloc(&p, n)) {
+    if (kit_pairs_alloc(&p, n)) {
         char input[96];
         snprintf(input, sizeof input, "dist=%s, seed=%llu", kit_dist_name(dist),
                  (unsigned long long)seed);
         kit_generate_u32(p.in_keys, n, dist, seed);
         ok = check_sort_input(&p, input, descending, with_values);
     }
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -838,7 +695,7 @@ static int check_batch(const unsigned int *keys, size_t n, size_t count, int des
     }
     cudaError_t err = bitonic_sort_batch(d_keys, d_values, n, count, descending);
     if (err != cudaSuccess) {
-        fail_cuda(what, err);
+        kit_fail_call(what, err);
         goto done;
     }
     if (!kit_device_fetch_free(d_keys, out_keys, total)) {
@@ -955,9 +812,9 @@ static void test_sort_sentinel_keys(void)
     const size_t sizes[] = {3, 1000, 2049, 5000, 70001, 1000003};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s];
-        pairs p;
-        if (!pairs_alloc(&p, n)) {
-            pairs_free(&p);
+        kit_pairs p;
+        if (!kit_pairs_alloc(&p, n)) {
+            kit_pairs_free(&p);
             return;
         }
         /* Every key the sentinel, then every other one, then one in a hundred. */
@@ -977,12 +834,12 @@ static void test_sort_sentinel_keys(void)
                          every[k] == 1 ? "all" : (every[k] == 2 ? "every 2nd" : "every 100th"),
                          down ? "0" : "UINT_MAX");
                 if (!check_sort_input(&p, input, down, 1)) {
-                    pairs_free(&p);
+                    kit_pairs_free(&p);
                     return;
                 }
             }
         }
-        pairs_free(&p);
+        kit_pairs_free(&p);
     }
 }
 

@@ -7,9 +7,12 @@
  * so on; `-s 2.3_co_rank_host` runs the co-rank's tests on the CPU, no GPU needed.
  *
  * Layers, from the bottom: a merge found from its index, the searches (a rank, a co-rank),
- * then one pass per tier (a thread, a block, many blocks per merge), then the sort. Every
- * function moves values with their keys when its value pointers are not NULL. Stability
- * rests on one rule, everywhere: of two equal keys, the one from the left run goes first.
+ * then one pass per tier (a thread, a block, many blocks per merge), then the sort, then the
+ * bonus sort of host memory over streams. Every function moves values with their keys when its
+ * value pointers are not NULL. Stability rests on one rule, everywhere: of two equal keys, the
+ * one from the left run goes first. The launchers the sort uses (tiles, partition, merge-path
+ * pass) take the stream they launch on: the API passes 0 (the default stream), the bonus one
+ * stream per chunk.
  */
 #include "cuda_check.h"
 #include "mergesort.h"
@@ -211,15 +214,21 @@ __global__ void merge_path_partition_kernel(const unsigned int *keys, size_t n, 
     /* TODO 2.3: find the merge and the diagonal, then its co-rank */
 }
 
-/** TODO 2.3: launches ::merge_path_partition_kernel, one thread per split (n > 0). */
-cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
+/**
+ * TODO 2.3: launches ::merge_path_partition_kernel on @p stream, one thread per split
+ * (n > 0).
+ */
+cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits,
+                                 cudaStream_t stream)
 {
     /* TODO 2.3: mergesort_split_count() threads */
-    KIT_TODO_STUB(keys, n, width, splits);
+    KIT_TODO_STUB(keys, n, width, splits, stream);
 }
 
 /**
- * TODO 2.3. Block `b` makes piece `p = b % pieces` of merge `m = b / pieces`: output keys
+ * TODO 2.3. Block `b = first_piece + blockIdx.x` (::pass_merge_path launches every piece of
+ * the pass, from @p first_piece = 0; the bonus 2.5 launches a few at a time) makes piece
+ * `p = b % pieces` of merge `m = b / pieces`: output keys
  * `k0 = p * MERGESORT_TILE` up to `k1 = k0 + MERGESORT_TILE` of the merge (fewer at its end,
  * none past it). The splits give `i0`, `i1` (left keys before k0 and k1), so the piece merges
  * left keys `[i0, i1)` with right keys `[k0 - i0, k1 - i1)`. The block loads both parts into
@@ -230,11 +239,12 @@ cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t widt
 __global__ void __launch_bounds__(TILE_THREADS)
     merge_path_piece_kernel(const unsigned int *src_keys, const unsigned int *src_values,
                             unsigned int *dst_keys, unsigned int *dst_values, size_t n,
-                            size_t width, size_t pieces, const size_t *splits)
+                            size_t width, size_t pieces, const size_t *splits, size_t first_piece)
 {
     __shared__ unsigned int in_keys[MERGESORT_TILE], in_values[MERGESORT_TILE];
     __shared__ unsigned int out_keys[MERGESORT_TILE], out_values[MERGESORT_TILE];
-    size_t m = blockIdx.x / pieces, p = blockIdx.x % pieces;
+    size_t b = first_piece + blockIdx.x;
+    size_t m = b / pieces, p = b % pieces;
     merge_runs r = merge_at(n, width, m);
     size_t k0 = p * MERGESORT_TILE;
     if (k0 >= r.na + r.nb) {
@@ -251,16 +261,16 @@ __global__ void __launch_bounds__(TILE_THREADS)
 }
 
 /**
- * TODO 2.3: one merge-path pass: the partition into @p splits (room for
+ * TODO 2.3: one merge-path pass on @p stream: the partition into @p splits (room for
  * mergesort_split_count() entries), then ::merge_path_piece_kernel, one block of
- * TILE_THREADS per piece of every merge (n > 0, width <= n).
+ * TILE_THREADS per piece of every merge, from piece 0 (n > 0, width <= n).
  */
 cudaError_t pass_merge_path(const unsigned int *src_keys, const unsigned int *src_values,
                             unsigned int *dst_keys, unsigned int *dst_values, size_t n,
-                            size_t width, size_t *splits)
+                            size_t width, size_t *splits, cudaStream_t stream)
 {
     /* TODO 2.3: the partition, then merges * pieces blocks */
-    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width, splits);
+    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width, splits, stream);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -290,14 +300,15 @@ __global__ void __launch_bounds__(TILE_THREADS)
 }
 
 /**
- * TODO 2.4: launches ::sort_tile_kernel, one block of TILE_THREADS per tile (n > 0); the
- * destination may be the source.
+ * TODO 2.4: launches ::sort_tile_kernel on @p stream, one block of TILE_THREADS per tile
+ * (n > 0); the destination may be the source.
  */
 cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_values,
-                       unsigned int *dst_keys, unsigned int *dst_values, size_t n)
+                       unsigned int *dst_keys, unsigned int *dst_values, size_t n,
+                       cudaStream_t stream)
 {
     /* TODO 2.4: one block per tile, the last may be partial */
-    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n);
+    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, stream);
 }
 
 /** The buffers of a sort: the scratch half of the ping-pong, and the merge-path splits. */
@@ -325,13 +336,13 @@ size_t most_splits(size_t n)
  * end in the caller's: to the scratch buffers when the number of passes is odd. The tier:
  * above the tile, a merge no longer fits a block's shared memory (2.2), and one thread per
  * merge (2.1) would leave all but n / (2 * width) threads idle, so every such pass is a
- * merge-path pass.
+ * merge-path pass. Everything on @p stream.
  */
 cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
-                              const sort_buffers *b)
+                              const sort_buffers *b, cudaStream_t stream)
 {
     /* TODO 2.4: tiles where the passes must start, then ping-pong passes */
-    KIT_TODO_STUB(keys, values, n, b);
+    KIT_TODO_STUB(keys, values, n, b, stream);
 }
 
 /** Frees a sort's buffers; returns the first error. */
@@ -341,6 +352,91 @@ cudaError_t free_sort_buffers(sort_buffers *b)
     CUDA_TRY(cudaFree(b->values));
     CUDA_TRY(cudaFree(b->splits));
     return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 2.5 (bonus, not graded): an array of host memory, sorted in chunks over streams
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * What a sort of host memory over streams works with; mergesort_sort_host_streams() (given)
+ * allocates and creates it, and frees it with ::free_stream_sort.
+ */
+typedef struct {
+    unsigned int *keys;    /**< n keys on the device: the chunks are copied and sorted here */
+    unsigned int *scratch; /**< n more: each chunk's scratch, then the merges' other buffer */
+    /** `count + 1` areas of `split_room` splits: area k for the sorts of stream k's chunks,
+     * area `count` for the merges of the chunks. */
+    size_t *splits;
+    size_t split_room;                           /**< splits per area */
+    cudaStream_t streams[MERGESORT_MAX_STREAMS]; /**< `count` streams */
+    cudaEvent_t ready[MERGESORT_MAX_STREAMS];    /**< one event per stream (no timing) */
+    int count;                                   /**< streams and events created */
+} stream_sort;
+
+/**
+ * Sorts the @p len > 0 keys at @p keys in place on @p stream, the way 2.4 does (the tiles,
+ * then merge-path passes), with @p scratch (len keys) and @p splits (most_splits(len)
+ * entries) as its buffers.
+ */
+cudaError_t sort_chunk_on_stream(unsigned int *keys, unsigned int *scratch, size_t *splits,
+                                 size_t len, cudaStream_t stream)
+{
+    if (len <= MERGESORT_TILE) {
+        return sort_tiles(keys, NULL, keys, NULL, len, stream);
+    }
+    sort_buffers b = {scratch, NULL, splits};
+    return sort_with_buffers(keys, NULL, len, &b, stream);
+}
+
+/**
+ * TODO 2.5. Sorts @p h_keys (n > 1 keys of host memory) with the buffers and the `count`
+ * streams of @p s, in three steps, and returns when the sorted keys are back in @p h_keys:
+ * 1. chunk `c` (keys `c * chunk ...`) on stream `c % count`: copied in (cudaMemcpyAsync),
+ *    then sorted in place by ::sort_chunk_on_stream with splits area `c % count`. Launches on
+ *    one stream run in order, launches on different streams may overlap: the copy of chunk
+ *    `c + 1` overlaps the sort of chunk `c`. With one chunk, its copy out follows, and that is
+ *    all.
+ * 2. the merges run on stream 0 once every stream's work so far is done (an event recorded
+ *    on each stream, waited for by stream 0): merge-path passes (::pass_merge_path, splits area
+ *    `count`) of widths `chunk`, `2 * chunk`, ... between `s->keys` and `s->scratch`, all but
+ *    the last.
+ * 3. the last pass (one merge): its partition (::merge_path_partition) on stream 0 and an
+ *    event after it; then segment `g` (pieces `g * P ...` of ::MERGESORT_TILE output keys,
+ *    `P` pieces making at least `chunk` keys) on stream `g % count`: waits for the event,
+ *    ::merge_path_piece_kernel on those pieces (`first_piece`), and copies them out, so the
+ *    copy of segment `g` overlaps the merge of segment `g + 1`.
+ * Finally it waits for every stream.
+ */
+cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk, stream_sort *s)
+{
+    /* TODO 2.5: copy in and sort per chunk on its stream, merge, segments out */
+    KIT_TODO_STUB(h_keys, n, chunk, s);
+}
+
+/** @p first if it is an error, else @p err: the first error of a sequence of calls. */
+cudaError_t first_error(cudaError_t first, cudaError_t err)
+{
+    return first != cudaSuccess ? first : err;
+}
+
+/**
+ * Waits for and destroys the streams and events of @p s, and frees its buffers (also after a
+ * failure: each part only when it was made). Returns the first error.
+ */
+cudaError_t free_stream_sort(stream_sort *s)
+{
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < s->count; k++) {
+        err = first_error(err, cudaStreamSynchronize(s->streams[k]));
+        err = first_error(err, cudaStreamDestroy(s->streams[k]));
+        err = first_error(err, cudaEventDestroy(s->ready[k]));
+    }
+    s->count = 0;
+    err = first_error(err, cudaFree(s->keys));
+    err = first_error(err, cudaFree(s->scratch));
+    err = first_error(err, cudaFree(s->splits));
+    return err;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -394,7 +490,7 @@ extern "C" cudaError_t mergesort_merge_path_splits(const unsigned int *d_keys, s
         return cudaErrorInvalidValue;
     }
     width = width < n ? width : n;
-    return n == 0 ? cudaSuccess : merge_path_partition(d_keys, n, width, d_splits);
+    return n == 0 ? cudaSuccess : merge_path_partition(d_keys, n, width, d_splits, 0);
 }
 
 extern "C" cudaError_t mergesort_pass_merge_path(const unsigned int *d_src_keys,
@@ -415,20 +511,20 @@ extern "C" cudaError_t mergesort_pass_merge_path(const unsigned int *d_src_keys,
     size_t *splits = NULL;
     CUDA_TRY(cudaMalloc((void **)&splits, mergesort_split_count(n, width) * sizeof *splits));
     cudaError_t err =
-        pass_merge_path(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width, splits);
+        pass_merge_path(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width, splits, 0);
     cudaError_t freed = cudaFree(splits);
     return err != cudaSuccess ? err : freed;
 }
 
 extern "C" cudaError_t mergesort_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n)
 {
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n);
+    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
 }
 
 extern "C" cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n)
 {
     if (n <= MERGESORT_TILE) {
-        return n <= 1 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n);
+        return n <= 1 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
     }
     sort_buffers b = {NULL, NULL, NULL};
     cudaError_t err = cudaMalloc((void **)&b.keys, n * sizeof *b.keys);
@@ -441,7 +537,7 @@ extern "C" cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *
     if (err != cudaSuccess) {
         kit_report_cuda_error(err, "cudaMalloc of the sort's scratch buffers", __FILE__, __LINE__);
     } else {
-        err = sort_with_buffers(d_keys, d_values, n, &b);
+        err = sort_with_buffers(d_keys, d_values, n, &b, 0);
     }
     cudaError_t freed = free_sort_buffers(&b);
     return err != cudaSuccess ? err : freed;
@@ -450,4 +546,54 @@ extern "C" cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *
 extern "C" cudaError_t mergesort_sort_keys(unsigned int *d_keys, size_t n)
 {
     return mergesort_sort_pairs(d_keys, NULL, n);
+}
+
+extern "C" cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t chunk,
+                                                   int streams)
+{
+    if (chunk == 0 || streams < 1 || streams > MERGESORT_MAX_STREAMS || (n > 0 && !h_keys)) {
+        return cudaErrorInvalidValue;
+    }
+    if (n <= 1) {
+        return cudaSuccess; /* sorted already */
+    }
+    size_t chunks = (n - 1) / chunk + 1, largest = chunk < n ? chunk : n;
+    stream_sort s;
+    s.keys = s.scratch = NULL;
+    s.splits = NULL;
+    s.count = 0;
+    /* Room for the splits of the largest chunk's sort, and of every merge of the chunks. */
+    s.split_room = largest > MERGESORT_TILE ? most_splits(largest) : 1;
+    for (size_t width = chunk; width < n; width *= 2) {
+        size_t count = mergesort_split_count(n, width);
+        s.split_room = count > s.split_room ? count : s.split_room;
+    }
+    int wanted = chunks < (size_t)streams ? (int)chunks : streams; /* no stream left idle */
+    cudaError_t err = cudaMalloc((void **)&s.keys, n * sizeof *s.keys);
+    if (err == cudaSuccess) {
+        err = cudaMalloc((void **)&s.scratch, n * sizeof *s.scratch);
+    }
+    if (err == cudaSuccess) {
+        size_t areas = (size_t)wanted + 1; /* one per stream, one for the merges */
+        err = cudaMalloc((void **)&s.splits, areas * s.split_room * sizeof *s.splits);
+    }
+    while (err == cudaSuccess && s.count < wanted) {
+        err = cudaStreamCreateWithFlags(&s.streams[s.count], cudaStreamNonBlocking);
+        if (err == cudaSuccess) {
+            err = cudaEventCreateWithFlags(&s.ready[s.count], cudaEventDisableTiming);
+            if (err != cudaSuccess) {
+                err = first_error(err, cudaStreamDestroy(s.streams[s.count]));
+            } else {
+                s.count++;
+            }
+        }
+    }
+    if (err != cudaSuccess) {
+        kit_report_cuda_error(err, "allocating the buffers and streams of the sort", __FILE__,
+                              __LINE__);
+    } else {
+        err = sort_host_with_streams(h_keys, n, chunk, &s);
+    }
+    cudaError_t freed = free_stream_sort(&s);
+    return err != cudaSuccess ? err : freed;
 }

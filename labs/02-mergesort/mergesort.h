@@ -17,7 +17,8 @@
  * - TODO 2.3, mergesort_pass_merge_path(): many blocks per merge, the output cut into pieces
  *   of ::MERGESORT_TILE keys whose ends are found by the co-rank (merge path) search.
  * TODO 2.4, mergesort_sort_pairs(), sorts tiles in shared memory and then picks a tier per
- * pass.
+ * pass. TODO 2.5 (a bonus, not graded), mergesort_sort_host_streams(), sorts an array of host
+ * memory in chunks over several CUDA streams, its copies overlapping the sort.
  *
  * The sort is **stable**: equal keys leave in the order they came in. In every merge, of two
  * equal keys the one from the left run goes first.
@@ -142,6 +143,28 @@ cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *d_values, s
 
 /** Sorts keys only: ::mergesort_sort_pairs with no values. */
 cudaError_t mergesort_sort_keys(unsigned int *d_keys, size_t n);
+
+/** Most streams mergesort_sort_host_streams() takes. */
+#define MERGESORT_MAX_STREAMS 16
+
+/**
+ * TODO 2.5 (bonus, not graded: measured by `mergesort --bench --algo streams`): sorts the
+ * @p n keys of **host** memory @p h_keys in place, ascending, over @p streams CUDA streams:
+ * - chunk `c` (keys `c * chunk ...`, the last may be shorter) is copied to the device and
+ *   sorted there (the tiles and merge-path passes of 2.4) on stream `c % streams`, so the copy
+ *   of one chunk overlaps the sort of another;
+ * - the sorted chunks are merged on the device (merge-path passes of widths `chunk`,
+ *   `2 * chunk`, ...);
+ * - the last pass is cut into segments of about @p chunk output keys, each merged and copied
+ *   back on a stream of its own, so the copy of one segment overlaps the merge of the next.
+ *
+ * It returns when the sorted keys are in @p h_keys. The copies overlap only when @p h_keys is
+ * pinned (page-locked) memory, which the **caller** allocates (`cudaMallocHost`): a lab file
+ * may not (see the handout's "What your code may call"). With pageable memory the result is
+ * the same, only slower. `cudaErrorInvalidValue` when @p chunk is 0, @p streams is not in
+ * `1 .. MERGESORT_MAX_STREAMS`, or @p h_keys is NULL with n > 0.
+ */
+cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t chunk, int streams);
 
 #ifdef __cplusplus
 }
