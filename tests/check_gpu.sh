@@ -39,7 +39,8 @@ if ! probe=$("$build/tools/gpu_probe"); then
             echo "skeleton $lab, host suites: must fail every host test (got exit $rc, $passed passing)"
             status=1
         elif [ "$failed" -gt 0 ]; then
-            echo "skeleton $lab, host suites: $(grep -E '[0-9]+ passed, ' "$log/skeleton_$id.log")"
+            # (not in the 'N passed, N failed' form: make check's summary adds those up)
+            echo "skeleton $lab, host suites: all $failed fail, as a skeleton's must"
         fi
     done
     exit $status
