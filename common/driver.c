@@ -84,6 +84,32 @@ static void usage(const kit_lab_driver *lab, FILE *out)
             lab->algos[0].name, lab->trace_max_n);
 }
 
+/* The keys of the algo's type, as their bits. */
+static void generate_keys(const kit_driver_algo *algo, unsigned int *keys, size_t n, kit_dist dist,
+                          uint64_t seed)
+{
+    if (algo->key_type == KIT_KEYS_I32) {
+        kit_generate_i32((int32_t *)keys, n, dist, seed);
+    } else if (algo->key_type == KIT_KEYS_F32) {
+        kit_generate_f32((float *)keys, n, dist, seed);
+    } else {
+        kit_generate_u32(keys, n, dist, seed);
+    }
+}
+
+/* Checks the keys as the algo's type. */
+static kit_verdict verify_keys(const kit_driver_algo *algo, const unsigned int *snapshot,
+                               const unsigned int *result, size_t n)
+{
+    if (algo->key_type == KIT_KEYS_I32) {
+        return kit_verify_i32((const int32_t *)snapshot, (const int32_t *)result, n, 0);
+    }
+    if (algo->key_type == KIT_KEYS_F32) {
+        return kit_verify_f32((const float *)snapshot, (const float *)result, n, 0);
+    }
+    return kit_verify_u32(snapshot, result, n, 0);
+}
+
 static int bad_usage(const kit_lab_driver *lab, const char *what, const char *value)
 {
     fprintf(stderr, "%s: %s '%s' (see --help)\n", lab->name, what, value);
@@ -254,7 +280,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
             fprintf(stderr, "%s: out of host memory for n = %zu\n", lab->name, n);
             return KIT_EXIT_USAGE;
         }
-        kit_generate_u32(keys, n, KIT_DIST_UNIFORM, opt->seed);
+        generate_keys(opt->algo, keys, n, KIT_DIST_UNIFORM, opt->seed);
         unsigned int *d_input = NULL, *d_work = NULL;
         CUDA_CHECK(cudaMalloc((void **)&d_input, n * sizeof *keys));
         CUDA_CHECK(cudaMalloc((void **)&d_work, n * sizeof *keys));
@@ -317,7 +343,7 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         fprintf(stderr, "%s: n = %zu is too large for the host's memory\n", lab->name, n);
         return KIT_EXIT_USAGE;
     }
-    kit_generate_u32(snapshot, n, opt.dist, opt.seed);
+    generate_keys(opt.algo, snapshot, n, opt.dist, opt.seed);
     printf("%s: n=%zu dist=%s seed=%llu algo=%s on %s\n", lab->name, n,
            kit_dist_name(opt.dist), (unsigned long long)opt.seed, opt.algo->name, reason);
 
@@ -354,7 +380,7 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
 
     status = KIT_EXIT_OK;
     if (opt.check) {
-        kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
+        kit_verdict v = verify_keys(opt.algo, snapshot, result, n);
         if (v.status == KIT_VERIFY_OK) {
             printf("  check: OK (sorted, same keys)\n");
         } else {

@@ -32,7 +32,14 @@ extern "C" {
 #endif
 
 /** Most sorts one lab offers to the driver. */
-#define KIT_DRIVER_MAX_ALGOS 4
+#define KIT_DRIVER_MAX_ALGOS 6
+
+/** What the 32 bits of a driver's keys are: how it generates and checks them. */
+typedef enum {
+    KIT_KEYS_U32 = 0, /**< unsigned keys (the default) */
+    KIT_KEYS_I32,     /**< signed keys: kit_generate_i32(), kit_verify_i32() */
+    KIT_KEYS_F32,     /**< float keys: kit_generate_f32(), kit_verify_f32() */
+} kit_key_type;
 
 /** One way the lab sorts. */
 typedef struct {
@@ -46,6 +53,12 @@ typedef struct {
      * bandwidth: the time no sort with that many passes can beat, and how close it comes.
      */
     double (*bench_bytes)(size_t n);
+    /**
+     * What the keys are (0: unsigned). The sort still gets them as `unsigned int *` (their
+     * bits); the driver generates and checks them as this type. --bench's CUB and std::sort
+     * columns sort the same bits as unsigned keys.
+     */
+    kit_key_type key_type;
 } kit_driver_algo;
 
 /** What a lab tells the driver. */

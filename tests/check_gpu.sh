@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make check-gpu: on a machine with a GPU, the GPU suites must pass against every solution
 # and fail cleanly against every skeleton (exit code 1, no test passing, no crash, no hang).
+# A suite N.0_... tests the tests' own CPU references (Lab 04's 4.0_references): it holds no
+# student code, is worth no points, and passes against a skeleton too.
 # Without a GPU it says so and checks the labs' host suites only (see below).
 # usage: tests/check_gpu.sh BUILD_DIR LAB...
 set -u
@@ -32,10 +34,11 @@ if ! probe=$("$build/tools/gpu_probe"); then
         fi
         timeout -k 5 600 "$build/student/test_$id" > "$log/skeleton_$id.log" 2>&1
         rc=$?
-        passed=$(grep -c '^PASS' "$log/skeleton_$id.log")
+        passed=$(grep '^PASS' "$log/skeleton_$id.log" | grep -vc '^PASS [0-9]*\.0_')
         failed=$(grep -c '^FAIL' "$log/skeleton_$id.log")
+        refs=$(grep -c '^PASS [0-9]*\.0_' "$log/skeleton_$id.log")
         if [ "$passed" -ne 0 ] || { [ "$failed" -gt 0 ] && [ $rc -ne 1 ]; } ||
-           { [ "$failed" -eq 0 ] && [ $rc -ne 3 ]; }; then
+           { [ "$failed" -eq 0 ] && [ $rc -ne 3 ] && ! { [ "$refs" -gt 0 ] && [ $rc -eq 0 ]; }; }; then
             echo "skeleton $lab, host suites: must fail every host test (got exit $rc, $passed passing)"
             status=1
         elif [ "$failed" -gt 0 ]; then
@@ -61,7 +64,7 @@ for lab in "$@"; do
     fi
     timeout -k 5 "$limit" "$build/student/test_$id" > "$log/skeleton_$id.log" 2>&1
     rc=$?
-    passed=$(grep -c '^PASS' "$log/skeleton_$id.log")
+    passed=$(grep '^PASS' "$log/skeleton_$id.log" | grep -vc '^PASS [0-9]*\.0_')
     echo "skeleton $lab: $(tail -n 1 "$log/skeleton_$id.log") (exit $rc)"
     if [ $rc -ne 1 ] || [ "$passed" -ne 0 ]; then
         echo "skeleton $lab must fail every test with exit code 1 (got exit $rc, $passed passing)"

@@ -24,6 +24,20 @@ void kit_fail_cuda(const char *name, cudaError_t err, size_t n, kit_dist dist, u
     }
 }
 
+int kit_device_fetch(const char *what, const unsigned int *d_keys, unsigned int *keys, size_t n)
+{
+    cudaError_t err = cudaDeviceSynchronize(); /* an asynchronous kernel's error shows here */
+    if (err == cudaSuccess && n > 0) {
+        err = cudaMemcpy(keys, d_keys, n * sizeof *keys, cudaMemcpyDeviceToHost);
+    }
+    if (err != cudaSuccess) {
+        KIT_FAIL("%s: a kernel failed while running: %s (%s)", what, cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+        return 0;
+    }
+    return 1;
+}
+
 unsigned int *kit_device_copy(const unsigned int *keys, size_t n)
 {
     unsigned int *d = NULL;

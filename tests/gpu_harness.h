@@ -54,6 +54,12 @@ unsigned int *kit_device_copy(const unsigned int *keys, size_t n);
 int kit_device_fetch_free(unsigned int *d_keys, unsigned int *keys, size_t n);
 
 /**
+ * Waits for the GPU, then copies @p n keys (or values) of a device buffer to @p keys, leaving
+ * the buffer allocated; returns 0 on a CUDA error (and a KIT_FAIL naming @p what).
+ */
+int kit_device_fetch(const char *what, const unsigned int *d_keys, unsigned int *keys, size_t n);
+
+/**
  * Reports a lab function's error as a test failure. `cudaErrorNotSupported` is worded as
  * "not written yet" (the skeleton's answer); anything else names the CUDA error.
  */

@@ -9,7 +9,7 @@
  * - with `-DKIT_REMOTE_EXECUTOR`, for the executor: each macro becomes a small function that
  *   unpacks the arguments and calls the student's function, registered under its name.
  *
- * `KIT_REMOTE_FNk(ret, name, budget, t0, ..., tk-1)`: a function of k scalar arguments
+ * `KIT_REMOTE_FNk(ret, name, budget, t0, ..., tk-1)`: a function of k = 2 .. 7 scalar arguments
  * (device pointers, sizes, flags). `budget` is how many bytes the student's code may copy from
  * the device to the host during one call (0 for a sort): the verdict side fails the call when
  * the executor counted more.
@@ -70,6 +70,13 @@ int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *a
         const uint64_t w[] = {KIT_WORD(a0), KIT_WORD(a1), KIT_WORD(a2), KIT_WORD(a3),          \
                               KIT_WORD(a4), KIT_WORD(a5)};                                     \
         return (ret)kit_remote_call(#name, budget, w, 6, NULL, 0);                             \
+    }
+#define KIT_REMOTE_FN7(ret, name, budget, t0, t1, t2, t3, t4, t5, t6)                             \
+    ret name(t0 a0, t1 a1, t2 a2, t3 a3, t4 a4, t5 a5, t6 a6)                                  \
+    {                                                                                          \
+        const uint64_t w[] = {KIT_WORD(a0), KIT_WORD(a1), KIT_WORD(a2), KIT_WORD(a3),          \
+                              KIT_WORD(a4), KIT_WORD(a5), KIT_WORD(a6)};                       \
+        return (ret)kit_remote_call(#name, budget, w, 7, NULL, 0);                             \
     }
 #define KIT_REMOTE_ARRAY_FN(ret, name, elem)                                                     \
     ret name(const elem *values, size_t n)                                                     \
@@ -134,6 +141,13 @@ void kit_remote_register(const char *name, unsigned arg_count, kit_remote_thunk 
         (void)input;                                                                           \
         return (int64_t)name(KIT_ARG(t0, 0), KIT_ARG(t1, 1), KIT_ARG(t2, 2), KIT_ARG(t3, 3),   \
                              KIT_ARG(t4, 4), KIT_ARG(t5, 5));                                  \
+    }
+#define KIT_REMOTE_FN7(ret, name, budget, t0, t1, t2, t3, t4, t5, t6)                             \
+    KIT_REMOTE_THUNK(name, 7)                                                                  \
+    {                                                                                          \
+        (void)input;                                                                           \
+        return (int64_t)name(KIT_ARG(t0, 0), KIT_ARG(t1, 1), KIT_ARG(t2, 2), KIT_ARG(t3, 3),   \
+                             KIT_ARG(t4, 4), KIT_ARG(t5, 5), KIT_ARG(t6, 6));                  \
     }
 #define KIT_REMOTE_ARRAY_FN(ret, name, elem)                                                     \
     KIT_REMOTE_THUNK(name, 2)                                                                  \

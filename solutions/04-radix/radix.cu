@@ -1,0 +1,907 @@
+/**
+ * @file radix.cu
+ * @brief Lab 04: radix sort built on scan. Your file: fill in the TODOs.
+ *
+ * Read labs/04-radix/README.md first. Each TODO is tested on its own:
+ * `build/student/test_04_radix -s 4.1_scan` runs the tests of TODO 4.1, and so on.
+ *
+ * Layers, from the bottom: a warp's scan (shuffles), a block's scan (a warp scan of the
+ * threads' sums and one of the warps' sums), the scan of any n (blocks and their sums); then
+ * the sorts built on it: the split by one bit over global memory, and the digit pass (tile
+ * histograms, one scan of the table, a tile sorted by the digit in shared memory, the
+ * scatter). Every kernel is launched by the host function right after it.
+ */
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "radix.h"
+
+/** Threads per block of every kernel here. */
+#define THREADS 256u
+
+/** Items each thread holds in a block scan or a tile: THREADS * ITEMS keys per tile. */
+#define ITEMS 4u
+
+/** Warps per block. */
+#define WARPS (THREADS / 32u)
+
+/** Every lane of a warp, for the shuffles. */
+#define FULL_MASK 0xFFFFFFFFu
+
+/** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
+#define KEY_BITS_BLOCKS 1024u
+
+#if RADIX_TILE != THREADS * ITEMS || RADIX_SCAN_TILE != THREADS * ITEMS
+#error "a tile and a scan block are THREADS * ITEMS items"
+#endif
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS * ITEMS
+#error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Moving a block's items (given: read them, use them)
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * Loads the ITEMS items of this thread in the *blocked* arrangement: thread t gets items
+ * `base + t * ITEMS + k`, k = 0 .. ITEMS - 1 (consecutive items, so a thread's items are a
+ * piece of the block's order); items at or past @p n get @p fill.
+ */
+__device__ void load_items(const unsigned int *in, size_t base, size_t n, unsigned int *items,
+                           unsigned int fill)
+{
+    for (unsigned k = 0; k < ITEMS; k++) {
+        size_t i = base + threadIdx.x * ITEMS + k;
+        items[k] = i < n ? in[i] : fill;
+    }
+}
+
+/** Stores this thread's items where ::load_items read them (those below @p n only). */
+__device__ void store_items(unsigned int *out, size_t base, size_t n, const unsigned int *items)
+{
+    for (unsigned k = 0; k < ITEMS; k++) {
+        size_t i = base + threadIdx.x * ITEMS + k;
+        if (i < n) {
+            out[i] = items[k];
+        }
+    }
+}
+
+/** Blocks of THREADS threads for one thread per item. */
+unsigned blocks_for(size_t items)
+{
+    return (unsigned)((items + THREADS - 1) / THREADS);
+}
+
+/** Scratch entries radix scan needs for @p n items: the blocks' sums of every level. */
+size_t scan_scratch_count(size_t n)
+{
+    size_t count = 0;
+    while (n > RADIX_SCAN_TILE) {
+        n = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+        count += n;
+    }
+    return count;
+}
+
+/** cudaMalloc of @p count words; nothing (NULL) for none. */
+cudaError_t alloc_words(unsigned int **p, size_t count)
+{
+    *p = NULL;
+    return count ? cudaMalloc((void **)p, count * sizeof **p) : cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 4.1: scan
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * TODO 4.1. The inclusive scan of one value per lane over a warp (Hillis-Steele, 5 steps):
+ * in step `offset` = 1, 2, 4, 8, 16, lane `l` adds the value lane `l - offset` holds (lanes
+ * below `offset` have nobody there and keep theirs). Every lane of the warp must call it.
+ */
+__device__ unsigned int warp_inclusive_scan(unsigned int x)
+{
+    /* BEGIN SOLUTION 4.1 five shuffles up, each adding the value `offset` lanes below */
+    unsigned lane = threadIdx.x & 31u;
+    for (unsigned offset = 1; offset < 32u; offset *= 2) {
+        unsigned int y = __shfl_up_sync(FULL_MASK, x, offset);
+        if (lane >= offset) {
+            x += y;
+        }
+    }
+    return x;
+    /* SKELETON */
+    return x;
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.1. The exclusive scan of the block's THREADS * ITEMS items, in the blocked
+ * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
+ * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
+ * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
+ * warp 0, and each thread adds what comes before it. @p total gets the sum of all items.
+ * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
+ */
+__device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
+{
+    *total = 0; /* set below: this only keeps callers defined until the TODO is written */
+    /* BEGIN SOLUTION 4.1 thread: serial scan; warps: scan of thread sums; warp 0: of warp sums */
+    unsigned int sum = 0;
+    for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned int v = items[k];
+        items[k] = sum;
+        sum += v;
+    }
+    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
+    unsigned int inclusive = warp_inclusive_scan(sum);
+    if (lane == 31u) {
+        s_warp[warp] = inclusive; /* this warp's sum */
+    }
+    __syncthreads();
+    if (warp == 0) {
+        unsigned int w = lane < WARPS ? s_warp[lane] : 0u;
+        unsigned int w_inclusive = warp_inclusive_scan(w);
+        if (lane < WARPS) {
+            s_warp[lane] = w_inclusive - w; /* what the warps before this one hold */
+        }
+        if (lane == WARPS - 1) {
+            s_warp[WARPS] = w_inclusive; /* the block's sum */
+        }
+    }
+    __syncthreads();
+    unsigned int before = s_warp[warp] + inclusive - sum;
+    for (unsigned k = 0; k < ITEMS; k++) {
+        items[k] += before;
+    }
+    *total = s_warp[WARPS];
+    /* The caller may scan again at once: nobody writes s_warp before everybody has read it. */
+    __syncthreads();
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.1. Block b scans block b of the input (items `b * RADIX_SCAN_TILE` ..., fewer in the
+ * last block), exclusive, starting from `offsets[b]` (0 when @p offsets is NULL), and writes
+ * the block to @p out. In place (out == in) works: each thread reads its items before the
+ * scan's barriers and writes the same places after them.
+ */
+__global__ void __launch_bounds__(THREADS)
+    scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
+                       const unsigned int *offsets)
+{
+    /* BEGIN SOLUTION 4.1 load, scan, add the block's offset, store */
+    __shared__ unsigned int s_warp[WARPS + 1];
+    size_t base = (size_t)blockIdx.x * RADIX_SCAN_TILE;
+    unsigned int items[ITEMS], total;
+    load_items(in, base, n, items, 0u);
+    block_exclusive_scan(items, s_warp, &total);
+    unsigned int offset = offsets ? offsets[blockIdx.x] : 0u;
+    for (unsigned k = 0; k < ITEMS; k++) {
+        items[k] += offset;
+    }
+    store_items(out, base, n, items);
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
+ * to `sums[b]`: the first step of a multi-block scan.
+ */
+__global__ void __launch_bounds__(THREADS)
+    block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
+{
+    /* BEGIN SOLUTION 4.1 the block scan's total is the block's sum */
+    __shared__ unsigned int s_warp[WARPS + 1];
+    unsigned int items[ITEMS], total;
+    load_items(in, (size_t)blockIdx.x * RADIX_SCAN_TILE, n, items, 0u);
+    block_exclusive_scan(items, s_warp, &total);
+    if (threadIdx.x == 0) {
+        sums[blockIdx.x] = total;
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.1: the exclusive scan of @p n items (n > 0) with scratch room @p scratch of
+ * scan_scratch_count(n) entries: one block scans everything when n fits; otherwise the blocks'
+ * sums go to @p scratch, are scanned there (the same function: they may not fit one block),
+ * and every block is scanned from its offset.
+ */
+cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, size_t n,
+                              unsigned int *scratch)
+{
+    /* BEGIN SOLUTION 4.1 one block; or sums, scan of the sums (recursion), blocks with offsets */
+    size_t blocks = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+    if (blocks == 1) {
+        scan_blocks_kernel<<<1, THREADS>>>(d_in, d_out, n, NULL);
+        CUDA_TRY(cudaGetLastError());
+        return cudaSuccess;
+    }
+    block_sums_kernel<<<(unsigned)blocks, THREADS>>>(d_in, n, scratch);
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(scan_with_scratch(scratch, scratch, blocks, scratch + blocks));
+    scan_blocks_kernel<<<(unsigned)blocks, THREADS>>>(d_in, d_out, n, scratch);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_in, d_out, n, scratch);
+    /* END SOLUTION */
+}
+
+extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *d_out, size_t n)
+{
+    if (n > RADIX_SCAN_TILE) {
+        return cudaErrorInvalidValue;
+    }
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    /* BEGIN SOLUTION 4.1 one block of THREADS threads, no offsets */
+    scan_blocks_kernel<<<1, THREADS>>>(d_in, d_out, n, NULL);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_in, d_out);
+    /* END SOLUTION */
+}
+
+extern "C" cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n)
+{
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    unsigned int *scratch = NULL;
+    CUDA_TRY(alloc_words(&scratch, scan_scratch_count(n)));
+    cudaError_t err = scan_with_scratch(d_in, d_out, n, scratch);
+    cudaError_t freed = cudaFree(scratch);
+    return err != cudaSuccess ? err : freed;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 4.2: split by one bit, over global memory
+ * ------------------------------------------------------------------------------------------ */
+
+/** TODO 4.2. Thread i writes bit @p bit of key i to `flags[i]` (0 or 1). */
+__global__ void split_flags_kernel(const unsigned int *keys, size_t n, unsigned int bit,
+                                   unsigned int *flags)
+{
+    /* BEGIN SOLUTION 4.2 one thread per key */
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        flags[i] = (keys[i] >> bit) & 1u;
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.2. Thread i moves key i (and its value): `ones_before` is the exclusive scan of the
+ * flags, so `ones_before[i]` keys with bit 1 come before key i, and the number of keys with
+ * bit 1 is `ones_before[n - 1]` plus the bit of the last key. A 0 goes to `i - ones_before[i]`,
+ * a 1 to `zeros + ones_before[i]`.
+ */
+__global__ void split_scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
+                                     unsigned int *keys_out, unsigned int *values_out, size_t n,
+                                     unsigned int bit, const unsigned int *ones_before)
+{
+    /* BEGIN SOLUTION 4.2 the seed's rule: i - s_i for a 0, Nz + s_i for a 1 */
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    size_t ones = (size_t)ones_before[n - 1] + ((keys_in[n - 1] >> bit) & 1u);
+    size_t zeros = n - ones;
+    unsigned int key = keys_in[i];
+    size_t before = ones_before[i];
+    size_t dst = ((key >> bit) & 1u) ? zeros + before : i - before;
+    keys_out[dst] = key;
+    if (values_in) {
+        values_out[dst] = values_in[i];
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.2: one split (n > 0) with the caller's buffers: @p flags of n entries, @p scratch of
+ * scan_scratch_count(n). Flags, their scan (in place), the scatter.
+ */
+cudaError_t split_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                       unsigned int bit, unsigned int *flags, unsigned int *scratch)
+{
+    /* BEGIN SOLUTION 4.2 flags, scan them in place, scatter */
+    split_flags_kernel<<<blocks_for(n), THREADS>>>(d_keys_in, n, bit, flags);
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(scan_with_scratch(flags, flags, n, scratch));
+    split_scatter_kernel<<<blocks_for(n), THREADS>>>(d_keys_in, d_values_in, d_keys_out,
+                                                     d_values_out, n, bit, flags);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, flags, scratch);
+    /* END SOLUTION */
+}
+
+/**
+ * Device buffers that several functions below use together, carved out of one allocation
+ * (one cudaMalloc and one cudaFree per sort: each costs time, and the sort is timed with them).
+ */
+typedef struct {
+    unsigned int *base;          /**< the allocation */
+    unsigned int *keys, *values; /**< the other half of a ping-pong (values: NULL if none) */
+    unsigned int *flags;         /**< flags of a split, or the histogram table of a pass */
+    unsigned int *scratch;       /**< the scan's scratch room */
+    unsigned int *bits;          /**< two words: the AND and the OR of every key */
+} work_buffers;
+
+/** @p words rounded up to a multiple of 64 words, so that every part starts 256-byte aligned. */
+size_t aligned_words(size_t words)
+{
+    return (words + 63) / 64 * 64;
+}
+
+/** Frees what ::alloc_work allocated. */
+cudaError_t free_work(work_buffers *w)
+{
+    cudaError_t err = cudaFree(w->base);
+    w->base = NULL;
+    return err;
+}
+
+/**
+ * Allocates @p n keys (and values when @p with_values) of ping-pong room, @p flag_count flags
+ * and their scan's scratch, and the two words of the key bits, all in one allocation.
+ */
+cudaError_t alloc_work(work_buffers *w, size_t n, int with_values, size_t flag_count)
+{
+    size_t keys = aligned_words(n), values = with_values ? aligned_words(n) : 0;
+    size_t flags = aligned_words(flag_count);
+    size_t scratch = aligned_words(scan_scratch_count(flag_count));
+    cudaError_t err = alloc_words(&w->base, keys + values + flags + scratch + aligned_words(2));
+    if (err != cudaSuccess) {
+        kit_report_cuda_error(err, "cudaMalloc of the sort's buffers", __FILE__, __LINE__);
+        return err;
+    }
+    w->keys = w->base;
+    w->values = with_values ? w->base + keys : NULL;
+    w->flags = w->base + keys + values;
+    w->scratch = w->flags + flags;
+    w->bits = w->scratch + scratch;
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                   unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                   unsigned int bit)
+{
+    if (bit > 31u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, 0, 0, n));
+    cudaError_t err =
+        split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags, w.scratch);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+/**
+ * TODO 4.2: the 32 splits, bit 0 to bit 31, between the caller's buffers and the other half
+ * @p w of the ping-pong. 32 is even, so the last split writes the caller's buffers.
+ */
+cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                           const work_buffers *w)
+{
+    /* BEGIN SOLUTION 4.2 ping-pong: even bits write the other half, odd bits write back */
+    for (unsigned bit = 0; bit < 32u; bit += 2) {
+        CUDA_TRY(split_with(d_keys, d_values, w->keys, w->values, n, bit, w->flags, w->scratch));
+        CUDA_TRY(
+            split_with(w->keys, w->values, d_keys, d_values, n, bit + 1, w->flags, w->scratch));
+    }
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, w);
+    /* END SOLUTION */
+}
+
+extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_t n)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    if (n < 2) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, n));
+    cudaError_t err = sort_by_splits(d_keys, d_values, n, &w);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 4.3: digits of RADIX_BITS bits
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
+ * shared memory (fewer threads collide on one counter), thread t reading keys
+ * `b * RADIX_TILE + k * THREADS + t` (coalesced); then thread d (and d + THREADS, ...) adds the
+ * warps' counts of digit d and writes them to the table, digit-major.
+ */
+__global__ void __launch_bounds__(THREADS)
+    histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
+                     size_t tiles)
+{
+    /* BEGIN SOLUTION 4.3 zero the counters, count with shared atomics, add the warps' counts */
+    __shared__ unsigned int s_counts[WARPS][RADIX_DIGITS];
+    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += THREADS) {
+        s_counts[j / RADIX_DIGITS][j % RADIX_DIGITS] = 0;
+    }
+    __syncthreads();
+    size_t base = (size_t)blockIdx.x * RADIX_TILE;
+    unsigned warp = threadIdx.x / 32u;
+    for (unsigned k = 0; k < ITEMS; k++) {
+        size_t i = base + k * THREADS + threadIdx.x;
+        if (i < n) {
+            atomicAdd(&s_counts[warp][radix_digit(keys[i], shift)], 1u);
+        }
+    }
+    __syncthreads();
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS) {
+        unsigned int sum = 0;
+        for (unsigned w = 0; w < WARPS; w++) {
+            sum += s_counts[w][d];
+        }
+        table[radix_table_index(d, blockIdx.x, tiles)] = sum;
+    }
+    /* END SOLUTION */
+}
+
+/** TODO 4.3: launches ::histogram_kernel, one block per tile (n > 0). */
+cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
+                       unsigned int *d_table)
+{
+    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
+    size_t tiles = radix_tile_count(n);
+    histogram_kernel<<<(unsigned)tiles, THREADS>>>(d_keys, n, shift, d_table, tiles);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, n, shift, d_table);
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.3. Sorts the block's tile, held in the blocked arrangement in @p keys (and
+ * @p values when @p with_values), stably by radix_digit(key, shift): RADIX_BITS splits by one
+ * bit, lowest first, each the split of TODO 4.2 inside the block: the block scan of the bits,
+ * every key written to its new place in @p s_keys, read back in the blocked arrangement. On
+ * return the registers and @p s_keys hold the sorted tile. Keys past the end of the array
+ * must be loaded as 0xFFFFFFFF: they are at the end of the tile and stay there (their bits are
+ * all 1, and a stable split keeps them behind every real key with the same bit).
+ */
+__device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int with_values,
+                                   unsigned int shift, unsigned int *s_keys, unsigned int *s_values,
+                                   unsigned int *s_warp)
+{
+    /* BEGIN SOLUTION 4.3 RADIX_BITS block-wide splits, each on the block scan of the bit */
+    for (unsigned b = 0; b < RADIX_BITS; b++) {
+        unsigned bit = shift + b;
+        unsigned int ones_before[ITEMS], ones;
+        for (unsigned k = 0; k < ITEMS; k++) {
+            ones_before[k] = (keys[k] >> bit) & 1u;
+        }
+        block_exclusive_scan(ones_before, s_warp, &ones);
+        unsigned zeros = RADIX_TILE - ones;
+        for (unsigned k = 0; k < ITEMS; k++) {
+            unsigned p = threadIdx.x * ITEMS + k;
+            unsigned dst = ((keys[k] >> bit) & 1u) ? zeros + ones_before[k] : p - ones_before[k];
+            s_keys[dst] = keys[k];
+            if (with_values) {
+                s_values[dst] = values[k];
+            }
+        }
+        __syncthreads();
+        for (unsigned k = 0; k < ITEMS; k++) {
+            keys[k] = s_keys[threadIdx.x * ITEMS + k];
+            if (with_values) {
+                values[k] = s_values[threadIdx.x * ITEMS + k];
+            }
+        }
+        /* The next split writes s_keys again: everybody must have read it first. */
+        __syncthreads();
+    }
+    /* END SOLUTION */
+}
+
+/** The keys of tile @p tile of an array of @p n keys: RADIX_TILE, or fewer in the last. */
+__device__ unsigned tile_count(size_t n, size_t tile)
+{
+    size_t left = n - tile * RADIX_TILE;
+    return left < RADIX_TILE ? (unsigned)left : RADIX_TILE;
+}
+
+/**
+ * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
+ * place, thread t writing tile positions t, t + THREADS, ... from shared memory (coalesced).
+ */
+__global__ void __launch_bounds__(THREADS)
+    sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
+{
+    /* BEGIN SOLUTION 4.3 load (padding 0xFFFFFFFF), sort the tile, store the real keys */
+    __shared__ unsigned int s_keys[RADIX_TILE];
+    __shared__ unsigned int s_values[RADIX_TILE];
+    __shared__ unsigned int s_warp[WARPS + 1];
+    size_t base = (size_t)blockIdx.x * RADIX_TILE;
+    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    load_items(keys, base, n, k_items, 0xFFFFFFFFu);
+    if (values) {
+        load_items(values, base, n, v_items, 0u);
+    }
+    sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
+    unsigned count = tile_count(n, blockIdx.x);
+    for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned p = k * THREADS + threadIdx.x;
+        if (p < count) {
+            keys[base + p] = s_keys[p];
+            if (values) {
+                values[base + p] = s_values[p];
+            }
+        }
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.3. The scatter of one pass. Block b sorts tile b by the digit (as
+ * ::sort_tiles_kernel), finds where each digit starts in the sorted tile (position p starts
+ * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
+ * table, and writes the key at tile position p, digit d, to
+ * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
+ * t, t + THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
+ */
+__global__ void __launch_bounds__(THREADS)
+    scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
+                   unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
+                   const unsigned int *offsets, size_t tiles)
+{
+    /* BEGIN SOLUTION 4.3 sort the tile, find each digit's start, write each key to its offset */
+    __shared__ unsigned int s_keys[RADIX_TILE];
+    __shared__ unsigned int s_values[RADIX_TILE];
+    __shared__ unsigned int s_warp[WARPS + 1];
+    __shared__ unsigned int s_start[RADIX_DIGITS];
+    __shared__ unsigned int s_offset[RADIX_DIGITS];
+    size_t base = (size_t)blockIdx.x * RADIX_TILE;
+    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    load_items(keys_in, base, n, k_items, 0xFFFFFFFFu);
+    if (values_in) {
+        load_items(values_in, base, n, v_items, 0u);
+    }
+    sort_tile_by_digit(k_items, v_items, values_in != NULL, shift, s_keys, s_values, s_warp);
+    unsigned count = tile_count(n, blockIdx.x);
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS) {
+        s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
+    }
+    for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned p = k * THREADS + threadIdx.x;
+        if (p < count) {
+            unsigned d = radix_digit(s_keys[p], shift);
+            if (p == 0 || radix_digit(s_keys[p - 1], shift) != d) {
+                s_start[d] = p; /* one thread per digit present in the tile */
+            }
+        }
+    }
+    __syncthreads();
+    for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned p = k * THREADS + threadIdx.x;
+        if (p < count) {
+            unsigned int key = s_keys[p];
+            unsigned d = radix_digit(key, shift);
+            size_t dst = (size_t)s_offset[d] + (p - s_start[d]);
+            keys_out[dst] = key;
+            if (values_in) {
+                values_out[dst] = s_values[p];
+            }
+        }
+    }
+    /* END SOLUTION */
+}
+
+/** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
+{
+    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
+    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), THREADS>>>(d_keys, d_values, n, shift);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, shift);
+    /* END SOLUTION */
+}
+
+/** TODO 4.3: launches ::scatter_kernel, one block per tile (n > 0). */
+cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                    unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                    unsigned int shift, const unsigned int *d_offsets)
+{
+    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
+    size_t tiles = radix_tile_count(n);
+    scatter_kernel<<<(unsigned)tiles, THREADS>>>(d_keys_in, d_values_in, d_keys_out, d_values_out,
+                                                 n, shift, d_offsets, tiles);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.3: one pass (n > 0) with the caller's buffers: @p table of RADIX_DIGITS *
+ * radix_tile_count(n) entries and @p scratch for its scan. Histograms, scan, scatter.
+ */
+cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                      unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                      unsigned int shift, unsigned int *table, unsigned int *scratch)
+{
+    /* BEGIN SOLUTION 4.3 the table, its scan in place, the scatter */
+    CUDA_TRY(histograms(d_keys_in, n, shift, table));
+    CUDA_TRY(scan_with_scratch(table, table, RADIX_DIGITS * radix_tile_count(n), scratch));
+    CUDA_TRY(scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, table));
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, table, scratch);
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.3. The AND and the OR of every key, into `bits[0]` (which must start at 0xFFFFFFFF)
+ * and `bits[1]` (which must start at 0): a grid-stride loop, a warp reduction with
+ * shuffles, one atomic per warp. A bit that is the same in every key is the same in both; so a
+ * digit whose bits agree in `bits[0]` and `bits[1]` is the same in every key: its histogram
+ * has one bucket of n keys, and its pass would move nothing.
+ */
+__global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int *bits)
+{
+    /* BEGIN SOLUTION 4.3 every thread reduces its keys, then its warp, then one atomic per warp */
+    unsigned int all = 0xFFFFFFFFu, any = 0u;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        all &= keys[i];
+        any |= keys[i];
+    }
+    for (unsigned offset = 16; offset > 0; offset /= 2) {
+        all &= __shfl_xor_sync(FULL_MASK, all, offset);
+        any |= __shfl_xor_sync(FULL_MASK, any, offset);
+    }
+    if ((threadIdx.x & 31u) == 0) {
+        atomicAnd(&bits[0], all);
+        atomicOr(&bits[1], any);
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
+ * vary (::key_bits_kernel, two words copied to the host: the only device-to-host copy of a
+ * sort), then every pass whose digit varies, ping-pong between the caller's buffers and
+ * @p w; the result ends in the caller's buffers. @p passes gets the passes that ran.
+ */
+cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                           const work_buffers *w, unsigned int *passes)
+{
+    /* BEGIN SOLUTION 4.3 varying bits; passes whose digit varies; the result back in place */
+    CUDA_TRY(cudaMemset(w->bits, 0xFF, sizeof(unsigned int)));
+    CUDA_TRY(cudaMemset(w->bits + 1, 0, sizeof(unsigned int)));
+    unsigned blocks = blocks_for(n) < KEY_BITS_BLOCKS ? blocks_for(n) : KEY_BITS_BLOCKS;
+    key_bits_kernel<<<blocks, THREADS>>>(d_keys, n, w->bits);
+    CUDA_TRY(cudaGetLastError());
+    unsigned int bits[2];
+    CUDA_TRY(cudaMemcpy(bits, w->bits, sizeof bits, cudaMemcpyDeviceToHost));
+    unsigned int varying = bits[0] ^ bits[1];
+    unsigned int *keys[2] = {d_keys, w->keys}, *values[2] = {d_values, w->values};
+    int from = 0; /* the buffers that hold the keys now */
+    *passes = 0;
+    for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+        if (radix_digit(varying, shift) == 0) {
+            continue; /* the same digit in every key: this pass would move nothing */
+        }
+        CUDA_TRY(pass_with(keys[from], values[from], keys[1 - from], values[1 - from], n, shift,
+                           w->flags, w->scratch));
+        from = 1 - from;
+        (*passes)++;
+    }
+    if (from == 1) { /* an odd number of passes: the result is in the other half */
+        CUDA_TRY(cudaMemcpy(d_keys, w->keys, n * sizeof *d_keys, cudaMemcpyDeviceToDevice));
+        if (d_values) {
+            CUDA_TRY(
+                cudaMemcpy(d_values, w->values, n * sizeof *d_values, cudaMemcpyDeviceToDevice));
+        }
+    }
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, w, passes);
+    /* END SOLUTION */
+}
+
+/** Allocates the buffers of a sort of @p n >= 2 keys, sorts by digits, frees them. */
+cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
+{
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
+    cudaError_t err = sort_by_digits(d_keys, d_values, n, &w, passes);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
+                                        unsigned int *d_table)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : histograms(d_keys, n, shift, d_table);
+}
+
+extern "C" cudaError_t radix_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                        unsigned int shift)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, shift);
+}
+
+extern "C" cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                     unsigned int shift, const unsigned int *d_offsets)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess
+                  : scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
+}
+
+extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                  unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                  unsigned int shift)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
+    cudaError_t err =
+        pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags, w.scratch);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_sort_counted(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                          unsigned int *d_passes)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    unsigned int passes = 0;
+    if (n >= 2) {
+        CUDA_TRY(sort_u32(d_keys, d_values, n, &passes));
+    }
+    if (d_passes) {
+        CUDA_TRY(cudaMemcpy(d_passes, &passes, sizeof passes, cudaMemcpyHostToDevice));
+    }
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * TODO 4.4: key types, pairs, descending
+ * ------------------------------------------------------------------------------------------ */
+
+/** What the 32 bits of a key are. */
+typedef enum { KEY_U32 = 0, KEY_I32 = 1, KEY_F32 = 2 } key_type;
+
+/**
+ * TODO 4.4. Thread i maps key i (its bits, in place) to an unsigned key with the same order:
+ * kit_flip_i32() or kit_flip_f32() for the type, then all bits flipped when @p descending (so
+ * that the largest key becomes the smallest, and an ascending stable sort gives a descending
+ * stable one).
+ */
+__global__ void flip_in_kernel(unsigned int *bits, size_t n, int type, int descending)
+{
+    /* BEGIN SOLUTION 4.4 the type's map, then ~ for descending */
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    unsigned int u = bits[i];
+    if (type == KEY_I32) {
+        u = kit_flip_i32((int32_t)u);
+    } else if (type == KEY_F32) {
+        u = kit_flip_f32(kit_bits_float(u));
+    }
+    bits[i] = descending ? ~u : u;
+    /* END SOLUTION */
+}
+
+/** TODO 4.4. Thread i undoes ::flip_in_kernel on key i: ~ when descending, then the inverse map. */
+__global__ void flip_out_kernel(unsigned int *bits, size_t n, int type, int descending)
+{
+    /* BEGIN SOLUTION 4.4 ~ for descending, then the type's inverse map */
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    unsigned int u = descending ? ~bits[i] : bits[i];
+    if (type == KEY_I32) {
+        u = (unsigned int)kit_unflip_i32(u);
+    } else if (type == KEY_F32) {
+        u = kit_float_bits(kit_unflip_f32(u));
+    }
+    bits[i] = u;
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.4: sorts @p n >= 2 keys of @p type (their bits in @p d_bits) with their values:
+ * flip in (when the keys are not plain ascending unsigned ones), sort by digits, flip out.
+ */
+cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, int type,
+                       int descending)
+{
+    /* BEGIN SOLUTION 4.4 flip in, sort as unsigned, flip out */
+    int flip = type != KEY_U32 || descending;
+    if (flip) {
+        flip_in_kernel<<<blocks_for(n), THREADS>>>(d_bits, n, type, descending);
+        CUDA_TRY(cudaGetLastError());
+    }
+    unsigned int passes = 0;
+    CUDA_TRY(sort_u32(d_bits, d_values, n, &passes));
+    if (flip) {
+        flip_out_kernel<<<blocks_for(n), THREADS>>>(d_bits, n, type, descending);
+        CUDA_TRY(cudaGetLastError());
+    }
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_bits, d_values, n, type, descending);
+    /* END SOLUTION */
+}
+
+/** The API's checks, then ::sort_typed. */
+cudaError_t sort_checked(unsigned int *d_bits, unsigned int *d_values, size_t n, int type,
+                         int descending)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n < 2 ? cudaSuccess : sort_typed(d_bits, d_values, n, type, descending);
+}
+
+extern "C" cudaError_t radix_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                        int descending)
+{
+    return sort_checked(d_keys, d_values, n, KEY_U32, descending);
+}
+
+extern "C" cudaError_t radix_sort_keys(unsigned int *d_keys, size_t n, int descending)
+{
+    return sort_checked(d_keys, NULL, n, KEY_U32, descending);
+}
+
+extern "C" cudaError_t radix_sort_i32(int *d_keys, unsigned int *d_values, size_t n, int descending)
+{
+    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_I32, descending);
+}
+
+extern "C" cudaError_t radix_sort_f32(float *d_keys, unsigned int *d_values, size_t n,
+                                      int descending)
+{
+    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_F32, descending);
+}

@@ -1,0 +1,1327 @@
+/* GPU suites of Lab 04 (radix sort built on scan): one suite per TODO, so each part of the lab
+ * is tested on its own. Suite names are what the grader scores: 4.1_scan, 4.2_split,
+ * 4.3_digits, 4.4_types_pairs; 4.0_references is a host suite that checks this file's own CPU
+ * models (it needs no GPU and is worth no points).
+ *
+ * Every input that carries values carries its keys' positions (0 .. n-1), so a value names
+ * the key it must travel with, and every check is also a check of stability. The tests of a
+ * single step (a split, the histograms, a tile sort, a scatter, a pass) compare the output
+ * exactly with a CPU model of that step on the same input: the CPU computes what the step must
+ * write, before the step runs. The scatter's offsets come from the CPU too, so the scatter is
+ * tested without the student's scan; the tile sort and the scatter are built on the block scan
+ * of TODO 4.1, as the handout says. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_sort.h"
+#include "datagen.h"
+#include "gpu_harness.h"
+#include "keyflip.h"
+#include "radix.h"
+#include "runner.h"
+#include "verify.h"
+
+/* Every distribution of datagen.h, in the order of kit_dist. */
+#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
+
+#define BOTH_DIRECTIONS(d) for (int d = 0; d < 2; d++)
+
+static const char *direction_name(int descending)
+{
+    return descending ? "descending" : "ascending";
+}
+
+/* ---- CPU models of each step ---------------------------------------------------------------- */
+
+/* The exclusive scan, modulo 2^32. */
+static void cpu_exclusive_scan(const unsigned int *in, unsigned int *out, size_t n)
+{
+    unsigned int sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned int v = in[i];
+        out[i] = sum;
+        sum += v;
+    }
+}
+
+/* The stable split by one bit: zeros, then ones, each in input order. */
+static void cpu_split(const unsigned int *keys, const unsigned int *values, size_t n,
+                      unsigned int bit, unsigned int *out_keys, unsigned int *out_values)
+{
+    size_t place = 0;
+    for (unsigned one = 0; one < 2; one++) {
+        for (size_t i = 0; i < n; i++) {
+            if (((keys[i] >> bit) & 1u) == one) {
+                out_keys[place] = keys[i];
+                out_values[place] = values[i];
+                place++;
+            }
+        }
+    }
+}
+
+/* The histogram table of a pass, digit-major, as radix_histograms() must write it. */
+static void cpu_table(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table)
+{
+    size_t tiles = radix_tile_count(n);
+    memset(table, 0, RADIX_DIGITS * tiles * sizeof *table);
+    for (size_t i = 0; i < n; i++) {
+        table[radix_table_index(radix_digit(keys[i], shift), i / RADIX_TILE, tiles)]++;
+    }
+}
+
+/* The stable counting sort of keys[0 .. n) by the digit at `shift` (the output of a pass, or of
+ * one tile's local sort). */
+static int cpu_sort_by_digit(const unsigned int *keys, const unsigned int *values, size_t n,
+                             unsigned int shift, unsigned int *out_keys, unsigned int *out_values)
+{
+    size_t *start = calloc(RADIX_DIGITS + 1, sizeof *start);
+    if (!start) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        start[radix_digit(keys[i], shift) + 1]++;
+    }
+    for (unsigned d = 0; d < RADIX_DIGITS; d++) {
+        start[d + 1] += start[d];
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t dst = start[radix_digit(keys[i], shift)]++;
+        out_keys[dst] = keys[i];
+        out_values[dst] = values[i];
+    }
+    free(start);
+    return 1;
+}
+
+/* The number of passes the sort must run: those whose digit is not the same in every key. */
+static unsigned cpu_passes_needed(const unsigned int *keys, size_t n)
+{
+    unsigned int all = 0xFFFFFFFFu, any = 0;
+    for (size_t i = 0; i < n; i++) {
+        all &= keys[i];
+        any |= keys[i];
+    }
+    unsigned passes = 0;
+    for (unsigned shift = 0; n >= 2 && shift < 32u; shift += RADIX_BITS) {
+        passes += radix_digit(all ^ any, shift) != 0;
+    }
+    return passes;
+}
+
+/* ---- host memory of one test ------------------------------------------------------------------
+ */
+
+/* The input (also the snapshot), what the step must give, and what came back. */
+typedef struct {
+    size_t n;
+    unsigned int *keys, *values;               /* input; values are 0 .. n-1 */
+    unsigned int *expect_keys, *expect_values; /* the CPU model's answer */
+    unsigned int *got_keys, *got_values;       /* from the GPU */
+} pairs;
+
+static int pairs_alloc(pairs *p, size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->keys = malloc(bytes);
+    p->values = malloc(bytes);
+    p->expect_keys = malloc(bytes);
+    p->expect_values = malloc(bytes);
+    p->got_keys = malloc(bytes);
+    p->got_values = malloc(bytes);
+    if (!p->keys || !p->values || !p->expect_keys || !p->expect_values || !p->got_keys ||
+        !p->got_values) {
+        KIT_FAIL("test setup: out of host memory for n = %zu", n);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->values[i] = (unsigned int)i;
+    }
+    return 1;
+}
+
+/* Keys only (the scan's 2^28 values need 3 GiB of host memory this way, not 6). */
+static int keys_alloc(pairs *p, size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->keys = malloc(bytes);
+    p->expect_keys = malloc(bytes);
+    p->got_keys = malloc(bytes);
+    if (!p->keys || !p->expect_keys || !p->got_keys) {
+        KIT_FAIL("test setup: out of host memory for n = %zu", n);
+        return 0;
+    }
+    return 1;
+}
+
+static void pairs_free(pairs *p)
+{
+    free(p->keys);
+    free(p->values);
+    free(p->expect_keys);
+    free(p->expect_values);
+    free(p->got_keys);
+    free(p->got_values);
+}
+
+/* Device buffers of one test: input and output keys and values (values NULL: keys only). */
+typedef struct {
+    unsigned int *keys, *values, *out_keys, *out_values;
+} device_pairs;
+
+static void device_free(device_pairs *d)
+{
+    cudaDeviceSynchronize(); /* a failed kernel may still be running */
+    cudaFree(d->keys);
+    cudaFree(d->values);
+    cudaFree(d->out_keys);
+    cudaFree(d->out_values);
+    memset(d, 0, sizeof *d);
+}
+
+/* Uploads the input; with `outputs`, allocates output buffers too (filled with 0xFF bytes, so
+ * a place the step never writes shows). */
+static int device_upload(device_pairs *d, const pairs *p, int with_values, int outputs)
+{
+    memset(d, 0, sizeof *d);
+    size_t bytes = (p->n ? p->n : 1) * sizeof(unsigned int);
+    int ok = (d->keys = kit_device_copy(p->keys, p->n)) != NULL;
+    if (ok && with_values) {
+        ok = (d->values = kit_device_copy(p->values, p->n)) != NULL;
+    }
+    if (ok && outputs) {
+        ok = cudaMalloc((void **)&d->out_keys, bytes) == cudaSuccess &&
+             cudaMemset(d->out_keys, 0xFF, bytes) == cudaSuccess;
+        if (ok && with_values) {
+            ok = cudaMalloc((void **)&d->out_values, bytes) == cudaSuccess &&
+                 cudaMemset(d->out_values, 0xFF, bytes) == cudaSuccess;
+        }
+        if (!ok) {
+            KIT_FAIL("test setup: no device memory for the output of n = %zu keys", p->n);
+        }
+    }
+    if (!ok) {
+        device_free(d);
+    }
+    return ok;
+}
+
+/* Fetches keys (and values) from the device buffers given into p->got_*. */
+static int device_fetch(const char *what, const unsigned int *d_keys, const unsigned int *d_values,
+                        pairs *p)
+{
+    return kit_device_fetch(what, d_keys, p->got_keys, p->n) &&
+           (!d_values || kit_device_fetch(what, d_values, p->got_values, p->n));
+}
+
+/* Compares what came back with the model's answer, key and value at every index; the first
+ * difference is the failure. `shift` < 32 adds the tile and the digit to the message. */
+static int compare_exact(const char *what, const pairs *p, int with_values, unsigned int shift)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        int key_bad = p->got_keys[i] != p->expect_keys[i];
+        int value_bad = with_values && p->got_values[i] != p->expect_values[i];
+        if (!key_bad && !value_bad) {
+            continue;
+        }
+        char where[96] = "";
+        if (shift < 32u) {
+            snprintf(where, sizeof where, " (tile %zu, expected digit %u)", i / RADIX_TILE,
+                     radix_digit(p->expect_keys[i], shift));
+        }
+        if (with_values) {
+            KIT_FAIL("%s: first difference at index %zu%s: expected key %u with value %u (the "
+                     "input's key %u), got key %u with value %u",
+                     what, i, where, p->expect_keys[i], p->expect_values[i], p->expect_values[i],
+                     p->got_keys[i], p->got_values[i]);
+        } else {
+            KIT_FAIL("%s: first difference at index %zu%s: expected key %u, got %u", what, i, where,
+                     p->expect_keys[i], p->got_keys[i]);
+        }
+        return 0;
+    }
+    return 1;
+}
+
+/* A size's seed: every (test, n) gets its own input, printed in every message. */
+static uint64_t seed_for(uint64_t base, size_t n)
+{
+    return base * 1000003u + n;
+}
+
+/* The sizes of DESIGN.md up to `max_n` (kit_test_sizes, then larger ones). */
+static const size_t big_sizes[] = {(size_t)1 << 22, ((size_t)1 << 22) + 3, (size_t)1 << 24};
+
+/* ---- 4.0 the CPU models (a host suite) --------------------------------------------------------
+ */
+
+/* The models against each other and against the kit's CPU sorts: a sort made of passes of
+ * cpu_sort_by_digit is the kit's radix sort, and a split by bit 0 is a pass of 1-bit digits. */
+static void test_references(void)
+{
+    const size_t n = 5000;
+    pairs p;
+    unsigned int *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    unsigned int *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);
+    if (!pairs_alloc(&p, n) || !a || !b || !va || !vb) {
+        KIT_FAIL("test setup: out of host memory");
+        goto done;
+    }
+    FOR_EACH_DIST(dist)
+    {
+        kit_generate_u32(p.keys, n, dist, 7);
+        memcpy(a, p.keys, n * sizeof *a);
+        memcpy(va, p.values, n * sizeof *va);
+        for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+            cpu_sort_by_digit(a, va, n, shift, b, vb);
+            memcpy(a, b, n * sizeof *a);
+            memcpy(va, vb, n * sizeof *va);
+        }
+        kit_verdict v = kit_verify_pairs_u32(p.keys, a, va, n, KIT_VERIFY_STABLE);
+        if (v.status != KIT_VERIFY_OK) {
+            KIT_FAIL("CPU model: passes of cpu_sort_by_digit (dist=%s): %s", kit_dist_name(dist),
+                     v.message);
+        }
+        unsigned int table[RADIX_DIGITS * 5];
+        cpu_table(p.keys, n, 0, table);
+        unsigned int sum = 0;
+        for (size_t i = 0; i < RADIX_DIGITS * radix_tile_count(n); i++) {
+            sum += table[i];
+        }
+        CU_ASSERT_EQUAL(sum, n);
+    }
+    /* The scan of 0/1 flags counts ones; the split agrees with a 1-bit sort. */
+    unsigned int flags[6] = {1, 0, 1, 1, 0, 1}, s[6];
+    cpu_exclusive_scan(flags, s, 6);
+    CU_ASSERT(s[0] == 0 && s[1] == 1 && s[2] == 1 && s[3] == 2 && s[4] == 3 && s[5] == 3);
+    const unsigned int keys[6] = {5, 2, 7, 3, 0, 1}, values[6] = {0, 1, 2, 3, 4, 5};
+    unsigned int out_k[6], out_v[6];
+    cpu_split(keys, values, 6, 0, out_k, out_v);
+    const unsigned int want[6] = {2, 0, 5, 7, 3, 1};
+    CU_ASSERT(memcmp(out_k, want, sizeof want) == 0);
+    /* The header's helpers. */
+    CU_ASSERT_EQUAL(radix_tile_count(0), 0);
+    CU_ASSERT_EQUAL(radix_tile_count(RADIX_TILE), 1);
+    CU_ASSERT_EQUAL(radix_tile_count(RADIX_TILE + 1), 2);
+    CU_ASSERT_EQUAL(radix_digit(0xABCDEF12u, 0), 0xABCDEF12u & (RADIX_DIGITS - 1));
+    CU_ASSERT_EQUAL(radix_digit(0xABCDEF12u, 32 - RADIX_BITS), 0xABCDEF12u >> (32 - RADIX_BITS));
+    CU_ASSERT_EQUAL(radix_table_index(2, 3, 10), 23);
+    const unsigned int few[4] = {0x10, 0x30, 0x20, 0x10};
+    CU_ASSERT_EQUAL(cpu_passes_needed(few, 4), 1); /* bits 4 and 5 vary: one digit */
+    const unsigned int same[3] = {9, 9, 9};
+    CU_ASSERT_EQUAL(cpu_passes_needed(same, 3), 0);
+done:
+    pairs_free(&p);
+    free(a);
+    free(b);
+    free(va);
+    free(vb);
+}
+
+/* ---- 4.1 scan ---------------------------------------------------------------------------------
+ */
+
+/* Scans (n, dist, seed) on the GPU, with radix_scan_block when `block`, else radix_scan; in
+ * place or into a second buffer. The values are keys of the distribution: uniform keys make
+ * sums that wrap many times. */
+static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_place)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "%s(n=%zu, values=%s, seed=%llu, %s)",
+             block ? "radix_scan_block" : "radix_scan", n, kit_dist_name(dist),
+             (unsigned long long)seed, in_place ? "in place" : "into another buffer");
+    if (!keys_alloc(&p, n)) {
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    cpu_exclusive_scan(p.keys, p.expect_keys, n);
+    if (!device_upload(&d, &p, 0, !in_place)) {
+        goto done;
+    }
+    unsigned int *d_out = in_place ? d.keys : d.out_keys;
+    cudaError_t err = block ? radix_scan_block(d.keys, d_out, n) : radix_scan(d.keys, d_out, n);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (kit_device_fetch(what, d_out, p.got_keys, n)) {
+        ok = 1;
+        for (size_t i = 0; i < n && ok; i++) {
+            if (p.got_keys[i] != p.expect_keys[i]) {
+                KIT_FAIL("%s: out[%zu] should be %u (the sum of in[0..%zu), modulo 2^32), got %u "
+                         "(block %zu of %u values)",
+                         what, i, p.expect_keys[i], i, p.got_keys[i], i / RADIX_SCAN_TILE,
+                         RADIX_SCAN_TILE);
+                ok = 0;
+            }
+        }
+    }
+    device_free(&d);
+done:
+    pairs_free(&p);
+    return ok;
+}
+
+static const kit_dist scan_dists[] = {KIT_DIST_UNIFORM, KIT_DIST_ZERO_ONE, KIT_DIST_FEW_UNIQUE,
+                                      KIT_DIST_ALL_EQUAL, KIT_DIST_EXTREMES};
+#define SCAN_DIST_COUNT (sizeof scan_dists / sizeof scan_dists[0])
+
+static void test_scan_quick(void)
+{
+    const size_t block_sizes[] = {1, 33, RADIX_SCAN_TILE};
+    for (size_t s = 0; s < 3; s++) {
+        if (!check_scan(block_sizes[s], KIT_DIST_UNIFORM, seed_for(10, block_sizes[s]), 1, 0)) {
+            return;
+        }
+    }
+    if (!check_scan(RADIX_SCAN_TILE + 1, KIT_DIST_UNIFORM, seed_for(10, 1025), 0, 0)) {
+        return;
+    }
+    check_scan(5000, KIT_DIST_ZERO_ONE, seed_for(10, 5000), 0, 1);
+}
+
+/* One block: every size of DESIGN.md that fits, every kind of values, in place and not. */
+static void test_scan_block(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        if (n > RADIX_SCAN_TILE) {
+            continue;
+        }
+        for (size_t k = 0; k < SCAN_DIST_COUNT; k++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                if (!check_scan(n, scan_dists[k], seed_for(11, n), 1, in_place)) {
+                    return;
+                }
+            }
+        }
+    }
+    /* Too many for one block is refused (checked once the scan works). */
+    unsigned int *d = NULL;
+    if (cudaMalloc((void **)&d, (RADIX_SCAN_TILE + 1) * sizeof *d) == cudaSuccess) {
+        cudaError_t err = radix_scan_block(d, d, RADIX_SCAN_TILE + 1);
+        if (err != cudaErrorInvalidValue) {
+            KIT_FAIL("radix_scan_block(n=%u) must return cudaErrorInvalidValue (more than one "
+                     "block), got %s",
+                     RADIX_SCAN_TILE + 1, cudaGetErrorName(err));
+        }
+        cudaFree(d);
+    }
+}
+
+/* Any n: every size of DESIGN.md, every kind of values, in place and not. */
+static void test_scan_sizes(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        for (size_t k = 0; k < SCAN_DIST_COUNT; k++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                if (!check_scan(n, scan_dists[k], seed_for(12, n), 0, in_place)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/* Sizes around the levels of blocks: one block, one block of block sums, two levels. */
+static void test_scan_levels(void)
+{
+    const size_t t = RADIX_SCAN_TILE;
+    const size_t sizes[] = {t - 1, t, t + 1, 2 * t, t * t - 1, t * t, t * t + 1, t * t + t + 1};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        if (!check_scan(sizes[s], KIT_DIST_UNIFORM, seed_for(13, sizes[s]), 0, 0) ||
+            !check_scan(sizes[s], KIT_DIST_ALL_EQUAL, seed_for(13, sizes[s]), 0, 1)) {
+            return;
+        }
+    }
+}
+
+static void test_scan_large_2_24(void)
+{
+    for (size_t k = 0; k < SCAN_DIST_COUNT; k++) {
+        if (!check_scan((size_t)1 << 24, scan_dists[k], 14, 0, k % 2)) {
+            return;
+        }
+    }
+}
+
+static void test_scan_large_2_26(void)
+{
+    if (!check_scan((size_t)1 << 26, KIT_DIST_UNIFORM, 15, 0, 0)) {
+        return;
+    }
+    check_scan(((size_t)1 << 26) - 1, KIT_DIST_ZERO_ONE, 15, 0, 1);
+}
+
+/* 2^28 values (1 GiB), in place, where the GPU has the room (the test says when it has not). */
+static void test_scan_large_2_28(void)
+{
+    size_t n = (size_t)1 << 28, free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+        free_bytes < n * sizeof(unsigned int) + ((size_t)256 << 20)) {
+        printf(
+            "\n  (radix_scan at n = 2^28 not run: the GPU has %zu MiB free, it needs 1.25 GiB)\n",
+            free_bytes >> 20);
+        return;
+    }
+    check_scan(n, KIT_DIST_UNIFORM, 16, 0, 1);
+}
+
+/* ---- 4.2 split by one bit ------------------------------------------------------------------- */
+
+/* radix_split of (n, dist, seed) by `bit`, against the CPU's stable split. */
+static int check_split(size_t n, kit_dist dist, uint64_t seed, unsigned int bit, int with_values)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "radix_split(n=%zu, dist=%s, seed=%llu, bit=%u%s)", n,
+             kit_dist_name(dist), (unsigned long long)seed, bit, with_values ? "" : ", keys only");
+    if (!pairs_alloc(&p, n)) {
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    cpu_split(p.keys, p.values, n, bit, p.expect_keys, p.expect_values);
+    if (!device_upload(&d, &p, with_values, 1)) {
+        goto done;
+    }
+    cudaError_t err = radix_split(d.keys, d.values, d.out_keys, d.out_values, n, bit);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.out_keys, d.out_values, &p)) {
+        ok = compare_exact(what, &p, with_values, 32);
+    }
+    device_free(&d);
+done:
+    pairs_free(&p);
+    return ok;
+}
+
+/* A full sort (radix_sort_split or radix_sort_counted) of (n, dist, seed), checked for order,
+ * keys, values and stability. */
+static int check_u32_sort(const char *name, size_t n, kit_dist dist, uint64_t seed, int with_values)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu%s)", name, n, kit_dist_name(dist),
+             (unsigned long long)seed, with_values ? "" : ", keys only");
+    if (!pairs_alloc(&p, n)) {
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    if (!device_upload(&d, &p, with_values, 0)) {
+        goto done;
+    }
+    cudaError_t err = strcmp(name, "radix_sort_split") == 0
+                          ? radix_sort_split(d.keys, d.values, n)
+                          : radix_sort_counted(d.keys, d.values, n, NULL);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.keys, d.values, &p)) {
+        kit_verdict v = with_values ? kit_verify_pairs_u32(p.keys, p.got_keys, p.got_values, n,
+                                                           KIT_VERIFY_STABLE)
+                                    : kit_verify_u32(p.keys, p.got_keys, n, 0);
+        ok = v.status == KIT_VERIFY_OK;
+        if (!ok) {
+            KIT_FAIL("%s: %s", what, v.message);
+        }
+    }
+    device_free(&d);
+done:
+    pairs_free(&p);
+    return ok;
+}
+
+static void test_split_quick(void)
+{
+    if (!check_split(100, KIT_DIST_UNIFORM, 20, 0, 1)) {
+        return;
+    }
+    if (!check_split(1000, KIT_DIST_EXTREMES, 20, 31, 1)) {
+        return;
+    }
+    check_u32_sort("radix_sort_split", 300, KIT_DIST_FEW_UNIQUE, 20, 1);
+}
+
+/* Every size up to 2^16 + 1, every distribution, low, middle and high bits. */
+static void test_split_sizes(void)
+{
+    const unsigned int bits[] = {0, 1, 7, 16, 31};
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        if (n > 65536) {
+            continue;
+        }
+        FOR_EACH_DIST(dist)
+        {
+            for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
+                if (!check_split(n, dist, seed_for(21, n), bits[b], 1)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/* Every bit of one input, keys only, and a bad bit refused. */
+static void test_split_every_bit(void)
+{
+    for (unsigned int bit = 0; bit < 32; bit++) {
+        if (!check_split(4097, KIT_DIST_UNIFORM, 22, bit, 0)) {
+            return;
+        }
+    }
+    unsigned int *d = NULL;
+    if (cudaMalloc((void **)&d, 8 * sizeof *d) == cudaSuccess) {
+        cudaError_t err = radix_split(d, NULL, d + 4, NULL, 4, 32);
+        if (err != cudaErrorInvalidValue) {
+            KIT_FAIL("radix_split(n=4, bit=32) must return cudaErrorInvalidValue, got %s",
+                     cudaGetErrorName(err));
+        }
+        cudaFree(d);
+    }
+}
+
+/* The 32-pass sort: every size up to 2^16 + 1, every distribution. */
+static void test_split_sort(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        if (n > 65536) {
+            continue;
+        }
+        FOR_EACH_DIST(dist)
+        {
+            if (!check_u32_sort("radix_sort_split", n, dist, seed_for(23, n), n % 2 == 0)) {
+                return;
+            }
+        }
+    }
+}
+
+static void test_split_large(void)
+{
+    if (!check_split((size_t)1 << 24, KIT_DIST_UNIFORM, 24, 13, 1)) {
+        return;
+    }
+    if (!check_split(((size_t)1 << 22) + 3, KIT_DIST_FEW_UNIQUE, 24, 2, 1)) {
+        return;
+    }
+    check_u32_sort("radix_sort_split", (size_t)1 << 22, KIT_DIST_UNIFORM, 24, 1);
+}
+
+/* ---- 4.3 digits -------------------------------------------------------------------------------
+ */
+
+/* Keys as the passes below `shift` leave them: sorted (stably) by their bits below `shift`.
+ * The input of pass `shift` in a real sort. */
+static int prepare_pass_input(pairs *p, unsigned int shift)
+{
+    unsigned int *k = malloc((p->n ? p->n : 1) * sizeof *k),
+                 *v = malloc((p->n ? p->n : 1) * sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        KIT_FAIL("test setup: out of host memory");
+        return 0;
+    }
+    for (unsigned s = 0; s < shift; s += RADIX_BITS) {
+        cpu_sort_by_digit(p->keys, p->values, p->n, s, k, v);
+        memcpy(p->keys, k, p->n * sizeof *k);
+        memcpy(p->values, v, p->n * sizeof *v);
+    }
+    free(k);
+    free(v);
+    return 1;
+}
+
+/* radix_histograms of (n, dist, seed) for the pass at `shift`, against the CPU's table. */
+static int check_histograms(size_t n, kit_dist dist, uint64_t seed, unsigned int shift)
+{
+    size_t tiles = radix_tile_count(n), entries = RADIX_DIGITS * tiles;
+    unsigned int *keys = malloc((n ? n : 1) * sizeof *keys);
+    unsigned int *expect = malloc((entries ? entries : 1) * sizeof *expect);
+    unsigned int *got = malloc((entries ? entries : 1) * sizeof *got);
+    unsigned int *d_keys = NULL, *d_table = NULL;
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "radix_histograms(n=%zu, dist=%s, seed=%llu, pass %u: shift %u)", n,
+             kit_dist_name(dist), (unsigned long long)seed, shift / RADIX_BITS, shift);
+    if (!keys || !expect || !got) {
+        KIT_FAIL("test setup: out of host memory");
+        goto done;
+    }
+    kit_generate_u32(keys, n, dist, seed);
+    cpu_table(keys, n, shift, expect);
+    memset(got, 0xFF, (entries ? entries : 1) * sizeof *got);
+    if (!(d_keys = kit_device_copy(keys, n)) || !(d_table = kit_device_copy(got, entries))) {
+        goto done;
+    }
+    cudaError_t err = radix_histograms(d_keys, n, shift, d_table);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (kit_device_fetch(what, d_table, got, entries)) {
+        ok = 1;
+        for (size_t i = 0; i < entries && ok; i++) {
+            if (got[i] != expect[i]) {
+                KIT_FAIL("%s: table[%zu], the count of digit %zu in tile %zu (of %zu), should be "
+                         "%u, got %u",
+                         what, i, i / tiles, i % tiles, tiles, expect[i], got[i]);
+                ok = 0;
+            }
+        }
+    }
+done:
+    cudaDeviceSynchronize();
+    cudaFree(d_keys);
+    cudaFree(d_table);
+    free(keys);
+    free(expect);
+    free(got);
+    return ok;
+}
+
+/* radix_sort_tiles of (n, dist, seed) at `shift`: each tile, on its own, the CPU's stable sort
+ * by the digit. */
+static int check_tiles(size_t n, kit_dist dist, uint64_t seed, unsigned int shift, int with_values)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "radix_sort_tiles(n=%zu, dist=%s, seed=%llu, pass %u: shift %u%s)",
+             n, kit_dist_name(dist), (unsigned long long)seed, shift / RADIX_BITS, shift,
+             with_values ? "" : ", keys only");
+    if (!pairs_alloc(&p, n)) {
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    for (size_t base = 0; base < n; base += RADIX_TILE) {
+        size_t len = n - base < RADIX_TILE ? n - base : RADIX_TILE;
+        if (!cpu_sort_by_digit(p.keys + base, p.values + base, len, shift, p.expect_keys + base,
+                               p.expect_values + base)) {
+            KIT_FAIL("test setup: out of host memory");
+            goto done;
+        }
+    }
+    if (!device_upload(&d, &p, with_values, 0)) {
+        goto done;
+    }
+    cudaError_t err = radix_sort_tiles(d.keys, d.values, n, shift);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.keys, d.values, &p)) {
+        ok = compare_exact(what, &p, with_values, shift);
+    }
+    device_free(&d);
+done:
+    pairs_free(&p);
+    return ok;
+}
+
+/* radix_scatter (with_pass 0: offsets from the CPU's table and scan) or radix_pass (with_pass
+ * 1: the whole pass) of (n, dist, seed) at `shift`, on the input the earlier passes leave
+ * (keys sorted by their lower digits), against the CPU's stable sort by the digit. */
+static int check_scatter(size_t n, kit_dist dist, uint64_t seed, unsigned int shift,
+                         int with_values, int with_pass)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    unsigned int *offsets = NULL, *d_offsets = NULL;
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu, pass %u: shift %u%s)",
+             with_pass ? "radix_pass" : "radix_scatter", n, kit_dist_name(dist),
+             (unsigned long long)seed, shift / RADIX_BITS, shift, with_values ? "" : ", keys only");
+    size_t entries = RADIX_DIGITS * radix_tile_count(n);
+    if (!pairs_alloc(&p, n) || !(offsets = malloc((entries ? entries : 1) * sizeof *offsets))) {
+        KIT_FAIL("test setup: out of host memory");
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    if (!prepare_pass_input(&p, shift)) {
+        goto done;
+    }
+    /* The values say where each key was in this pass's input. */
+    for (size_t i = 0; i < n; i++) {
+        p.values[i] = (unsigned int)i;
+    }
+    cpu_sort_by_digit(p.keys, p.values, n, shift, p.expect_keys, p.expect_values);
+    cpu_table(p.keys, n, shift, offsets);
+    cpu_exclusive_scan(offsets, offsets, entries);
+    if (!device_upload(&d, &p, with_values, 1)) {
+        goto done;
+    }
+    if (!with_pass && !(d_offsets = kit_device_copy(offsets, entries))) {
+        goto done;
+    }
+    cudaError_t err =
+        with_pass ? radix_pass(d.keys, d.values, d.out_keys, d.out_values, n, shift)
+                  : radix_scatter(d.keys, d.values, d.out_keys, d.out_values, n, shift, d_offsets);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.out_keys, d.out_values, &p)) {
+        ok = compare_exact(what, &p, with_values, shift);
+    }
+done:
+    device_free(&d);
+    cudaFree(d_offsets);
+    free(offsets);
+    pairs_free(&p);
+    return ok;
+}
+
+/* radix_sort_counted of (n, dist, seed): sorted, stable, and exactly the passes whose digit
+ * varies, read back from the device counter. */
+static int check_counted(size_t n, kit_dist dist, uint64_t seed, unsigned int below)
+{
+    pairs p;
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    unsigned int *d_passes = NULL, passes = 0xFFFFFFFFu;
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "radix_sort_counted(n=%zu, dist=%s, seed=%llu%s)", n,
+             kit_dist_name(dist), (unsigned long long)seed, below ? ", keys below 2^16" : "");
+    if (!pairs_alloc(&p, n)) {
+        goto done;
+    }
+    kit_generate_u32(p.keys, n, dist, seed);
+    for (size_t i = 0; below && i < n; i++) {
+        p.keys[i] %= below;
+    }
+    unsigned expect_passes = cpu_passes_needed(p.keys, n);
+    if (!device_upload(&d, &p, 1, 0) || !(d_passes = kit_device_copy(&passes, 1))) {
+        goto done;
+    }
+    cudaError_t err = radix_sort_counted(d.keys, d.values, n, d_passes);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.keys, d.values, &p) &&
+               kit_device_fetch(what, d_passes, &passes, 1)) {
+        kit_verdict v =
+            kit_verify_pairs_u32(p.keys, p.got_keys, p.got_values, n, KIT_VERIFY_STABLE);
+        if (v.status != KIT_VERIFY_OK) {
+            KIT_FAIL("%s: %s", what, v.message);
+        } else if (passes != expect_passes) {
+            KIT_FAIL("%s ran %u passes (the count it wrote to d_passes), expected %u: a pass "
+                     "must run when its digit differs between two keys, and be skipped when "
+                     "every key has the same digit (of %u passes of %u bits)",
+                     what, passes, expect_passes, RADIX_PASSES, RADIX_BITS);
+        } else {
+            ok = 1;
+        }
+    }
+done:
+    device_free(&d);
+    cudaFree(d_passes);
+    pairs_free(&p);
+    return ok;
+}
+
+static void test_digits_quick(void)
+{
+    if (!check_histograms(3000, KIT_DIST_UNIFORM, 30, 0)) {
+        return;
+    }
+    if (!check_tiles(3000, KIT_DIST_UNIFORM, 30, RADIX_BITS, 1)) {
+        return;
+    }
+    if (!check_scatter(3000, KIT_DIST_FEW_UNIQUE, 30, 0, 1, 0)) {
+        return;
+    }
+    if (!check_scatter(3000, KIT_DIST_UNIFORM, 30, 32 - RADIX_BITS, 1, 1)) {
+        return;
+    }
+    check_counted(3000, KIT_DIST_UNIFORM, 30, 0);
+}
+
+/* The sizes of the single-step tests: small, tile boundaries, several tiles. */
+static const size_t step_sizes[] = {1,    2,    3,    31,   32,   33,   255,  256,  257,      1000,
+                                    1023, 1024, 1025, 2047, 2048, 2049, 4097, 9999, 65536 + 5};
+#define STEP_SIZE_COUNT (sizeof step_sizes / sizeof step_sizes[0])
+
+static void test_digits_histograms(void)
+{
+    for (size_t s = 0; s < STEP_SIZE_COUNT; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+                if (!check_histograms(step_sizes[s], dist, seed_for(31, step_sizes[s]), shift)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+static void test_digits_tiles(void)
+{
+    for (size_t s = 0; s < STEP_SIZE_COUNT; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+                if (!check_tiles(step_sizes[s], dist, seed_for(32, step_sizes[s]), shift,
+                                 shift % (2 * RADIX_BITS) == 0)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+static void test_digits_scatter(void)
+{
+    for (size_t s = 0; s < STEP_SIZE_COUNT; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+                if (!check_scatter(step_sizes[s], dist, seed_for(33, step_sizes[s]), shift,
+                                   shift % (2 * RADIX_BITS) == 0, 0)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/* Every digit pass alone, on the input the passes before it leave. */
+static void test_digits_every_pass(void)
+{
+    const size_t sizes[] = {1, 2, 33, 1025, 4097, 65536 + 5};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
+                if (!check_scatter(sizes[s], dist, seed_for(34, sizes[s]), shift, 1, 1)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+static void test_digits_sort(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        FOR_EACH_DIST(dist)
+        {
+            if (!check_counted(n, dist, seed_for(35, n), 0)) {
+                return;
+            }
+        }
+    }
+}
+
+/* Keys below 2^16 take half the passes (or fewer); constant keys none; uniform keys all. */
+static void test_digits_pass_skipping(void)
+{
+    const size_t sizes[] = {2, 1000, 100000};
+    for (size_t s = 0; s < 3; s++) {
+        if (!check_counted(sizes[s], KIT_DIST_UNIFORM, seed_for(36, sizes[s]), 1u << 16) ||
+            !check_counted(sizes[s], KIT_DIST_FEW_UNIQUE, seed_for(36, sizes[s]), 1u << 16) ||
+            !check_counted(sizes[s], KIT_DIST_ALL_EQUAL, seed_for(36, sizes[s]), 0) ||
+            !check_counted(sizes[s], KIT_DIST_ZERO_ONE, seed_for(36, sizes[s]), 0) ||
+            !check_counted(sizes[s], KIT_DIST_UNIFORM, seed_for(36, sizes[s]), 0)) {
+            return;
+        }
+    }
+    /* The promise of the header, on its own: 2^16 uniform keys below 2^16 (every low digit
+     * varies) must take exactly RADIX_PASSES / 2 passes. */
+    size_t n = 65536;
+    unsigned int *keys = malloc(n * sizeof *keys), *d_keys = NULL, *d_passes = NULL,
+                 passes = 0xFFFFFFFFu;
+    if (!keys) {
+        KIT_FAIL("test setup: out of host memory");
+        return;
+    }
+    kit_generate_u32(keys, n, KIT_DIST_UNIFORM, 37);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] &= 0xFFFFu;
+    }
+    if ((d_keys = kit_device_copy(keys, n)) && (d_passes = kit_device_copy(&passes, 1))) {
+        cudaError_t err = radix_sort_counted(d_keys, NULL, n, d_passes);
+        if (err != cudaSuccess) {
+            kit_fail_call("radix_sort_counted(n=65536, dist=uniform below 2^16, seed=37, keys "
+                          "only)",
+                          err);
+        } else if (kit_device_fetch("radix_sort_counted", d_passes, &passes, 1) &&
+                   passes != RADIX_PASSES / 2) {
+            KIT_FAIL("radix_sort_counted(n=65536, dist=uniform below 2^16, seed=37, keys only) "
+                     "ran %u passes, expected %u (half of %u: the high digits are 0 in every key)",
+                     passes, RADIX_PASSES / 2, RADIX_PASSES);
+        }
+    }
+    cudaDeviceSynchronize();
+    cudaFree(d_keys);
+    cudaFree(d_passes);
+    free(keys);
+}
+
+/* Steps at 2^22 + 3 (many tiles, a partial last one) and the sort at 2^24. */
+static void test_digits_large_steps(void)
+{
+    size_t n = big_sizes[1];
+    if (!check_histograms(n, KIT_DIST_UNIFORM, 38, 2 * RADIX_BITS)) {
+        return;
+    }
+    if (!check_tiles(n, KIT_DIST_UNIFORM, 38, 0, 1)) {
+        return;
+    }
+    if (!check_scatter(n, KIT_DIST_NEARLY_SORTED, 38, 32 - RADIX_BITS, 1, 0)) {
+        return;
+    }
+    check_scatter(n, KIT_DIST_UNIFORM, 38, RADIX_BITS, 1, 1);
+}
+
+static void test_digits_large_sort(void)
+{
+    FOR_EACH_DIST(dist)
+    {
+        if (!check_counted(big_sizes[2], dist, 39, 0)) {
+            return;
+        }
+    }
+}
+
+/* ---- 4.4 key types, pairs, descending -----------------------------------------------------------
+ */
+
+typedef enum { TYPE_U32, TYPE_I32, TYPE_F32 } key_type;
+
+static const char *type_name(key_type type, int with_values)
+{
+    if (type == TYPE_I32) {
+        return "radix_sort_i32";
+    }
+    if (type == TYPE_F32) {
+        return "radix_sort_f32";
+    }
+    return with_values ? "radix_sort_pairs" : "radix_sort_keys";
+}
+
+/* The order the sort must produce, as unsigned keys: the kit's flips, all bits turned around
+ * for descending. Sorting these ascending and stably is what the sort must do. */
+static unsigned int order_key(unsigned int bits, key_type type, int descending)
+{
+    unsigned int u = bits;
+    if (type == TYPE_I32) {
+        u = kit_flip_i32((int32_t)bits);
+    } else if (type == TYPE_F32) {
+        u = kit_flip_f32(kit_bits_float(bits));
+    }
+    return descending ? ~u : u;
+}
+
+/* Sorts p->keys (the bits of keys of `type`) on the GPU and checks order, keys (bit for bit),
+ * values and stability through order_key(). */
+static int check_typed_keys(pairs *p, const char *input, key_type type, int descending,
+                            int with_values)
+{
+    device_pairs d = {NULL, NULL, NULL, NULL};
+    int ok = 0;
+    char what[240];
+    snprintf(what, sizeof what, "%s(n=%zu, %s, %s%s)", type_name(type, with_values), p->n, input,
+             direction_name(descending), with_values ? "" : ", keys only");
+    if (!device_upload(&d, p, with_values, 0)) {
+        return 0;
+    }
+    cudaError_t err;
+    if (type == TYPE_I32) {
+        err = radix_sort_i32((int *)d.keys, d.values, p->n, descending);
+    } else if (type == TYPE_F32) {
+        err = radix_sort_f32((float *)d.keys, d.values, p->n, descending);
+    } else if (with_values) {
+        err = radix_sort_pairs(d.keys, d.values, p->n, descending);
+    } else {
+        err = radix_sort_keys(d.keys, p->n, descending);
+    }
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (device_fetch(what, d.keys, d.values, p)) {
+        for (size_t i = 0; i < p->n; i++) {
+            p->expect_keys[i] = order_key(p->keys[i], type, descending);
+            p->got_keys[i] = order_key(p->got_keys[i], type, descending);
+        }
+        kit_verdict v = with_values ? kit_verify_pairs_u32(p->expect_keys, p->got_keys,
+                                                           p->got_values, p->n, KIT_VERIFY_STABLE)
+                                    : kit_verify_u32(p->expect_keys, p->got_keys, p->n, 0);
+        ok = v.status == KIT_VERIFY_OK;
+        if (!ok) {
+            KIT_FAIL("%s: %s (keys compared as their order-preserving unsigned maps%s)", what,
+                     v.message, descending ? ", turned around" : "");
+        }
+    }
+    device_free(&d);
+    return ok;
+}
+
+/* Generates (n, dist, seed) of the type and checks its sort. */
+static int check_typed(size_t n, kit_dist dist, uint64_t seed, key_type type, int descending,
+                       int with_values)
+{
+    pairs p;
+    int ok = 0;
+    if (pairs_alloc(&p, n)) {
+        if (type == TYPE_I32) {
+            kit_generate_i32((int32_t *)p.keys, n, dist, seed);
+        } else if (type == TYPE_F32) {
+            kit_generate_f32((float *)p.keys, n, dist, seed);
+        } else {
+            kit_generate_u32(p.keys, n, dist, seed);
+        }
+        char input[96];
+        snprintf(input, sizeof input, "dist=%s, seed=%llu", kit_dist_name(dist),
+                 (unsigned long long)seed);
+        ok = check_typed_keys(&p, input, type, descending, with_values);
+    }
+    pairs_free(&p);
+    return ok;
+}
+
+static void test_types_quick(void)
+{
+    if (!check_typed(1000, KIT_DIST_FEW_UNIQUE, 40, TYPE_U32, 0, 1)) {
+        return;
+    }
+    if (!check_typed(1000, KIT_DIST_UNIFORM, 40, TYPE_U32, 1, 1)) {
+        return;
+    }
+    if (!check_typed(100, KIT_DIST_EXTREMES, 40, TYPE_I32, 0, 1)) {
+        return;
+    }
+    check_typed(100, KIT_DIST_EXTREMES, 40, TYPE_F32, 1, 1);
+}
+
+static void test_types_pairs(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        FOR_EACH_DIST(dist)
+        {
+            BOTH_DIRECTIONS(down)
+            {
+                if (!check_typed(n, dist, seed_for(41, n), TYPE_U32, down, 1)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+static void test_types_keys_only(void)
+{
+    const size_t sizes[] = {0, 1, 2, 33, 1025, 65536 + 5};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            BOTH_DIRECTIONS(down)
+            {
+                if (!check_typed(sizes[s], dist, seed_for(42, sizes[s]), TYPE_U32, down, 0)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/* Repeats `count` chosen keys, shuffled, to n keys: every special next to every other. */
+static void fill_from(unsigned int *keys, size_t n, const unsigned int *chosen, size_t count,
+                      uint64_t seed)
+{
+    kit_rng rng;
+    kit_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = chosen[kit_rng_below(&rng, count)];
+    }
+}
+
+static void test_types_signed_extremes(void)
+{
+    const int32_t chosen[] = {INT32_MIN, INT32_MAX, -1, 0, 1, INT32_MIN + 1, INT32_MAX - 1, -2};
+    unsigned int bits[8];
+    for (int i = 0; i < 8; i++) {
+        bits[i] = (unsigned int)chosen[i];
+    }
+    const size_t sizes[] = {8, 33, 1025, 5000};
+    for (size_t s = 0; s < 4; s++) {
+        BOTH_DIRECTIONS(down)
+        {
+            pairs p;
+            int ok = 0;
+            if (pairs_alloc(&p, sizes[s])) {
+                fill_from(p.keys, p.n, bits, 8, seed_for(43, sizes[s]));
+                char input[96];
+                snprintf(input, sizeof input, "INT_MIN, INT_MAX, -1, 0, 1, ... repeated, seed=%llu",
+                         (unsigned long long)seed_for(43, sizes[s]));
+                ok = check_typed_keys(&p, input, TYPE_I32, down, 1);
+            }
+            pairs_free(&p);
+            if (!ok) {
+                return;
+            }
+        }
+    }
+    FOR_EACH_DIST(dist)
+    {
+        BOTH_DIRECTIONS(down)
+        {
+            if (!check_typed(4097, dist, 44, TYPE_I32, down, 1)) {
+                return;
+            }
+        }
+    }
+}
+
+static void test_types_float_specials(void)
+{
+    const float chosen[] = {-0.0f,       0.0f,     INFINITY,     -INFINITY,     NAN,     -NAN,
+                            FLT_MAX,     -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, -FLT_MIN,
+                            FLT_MIN / 2, 1.0f,     -1.0f,        0.5f};
+    const size_t count = sizeof chosen / sizeof chosen[0];
+    unsigned int bits[sizeof chosen / sizeof chosen[0]];
+    for (size_t i = 0; i < count; i++) {
+        bits[i] = kit_float_bits(chosen[i]);
+    }
+    const size_t sizes[] = {16, 33, 1025, 5000};
+    for (size_t s = 0; s < 4; s++) {
+        BOTH_DIRECTIONS(down)
+        {
+            pairs p;
+            int ok = 0;
+            if (pairs_alloc(&p, sizes[s])) {
+                if (sizes[s] == count) {
+                    memcpy(p.keys, bits, sizeof bits);
+                } else {
+                    fill_from(p.keys, p.n, bits, count, seed_for(45, sizes[s]));
+                }
+                char input[128];
+                snprintf(input, sizeof input,
+                         "-0.0, +0.0, +-inf, +-NaN, +-subnormals, +-FLT_MAX ..., seed=%llu",
+                         (unsigned long long)seed_for(45, sizes[s]));
+                ok = check_typed_keys(&p, input, TYPE_F32, down, 1);
+            }
+            pairs_free(&p);
+            if (!ok) {
+                return;
+            }
+        }
+    }
+    FOR_EACH_DIST(dist)
+    {
+        BOTH_DIRECTIONS(down)
+        {
+            if (!check_typed(4097, dist, 46, TYPE_F32, down, 1)) {
+                return;
+            }
+        }
+    }
+}
+
+/* Every distribution at 2^24, ascending pairs. */
+static void test_types_large_pairs(void)
+{
+    FOR_EACH_DIST(dist)
+    {
+        if (!check_typed(big_sizes[2], dist, 47, TYPE_U32, 0, 1)) {
+            return;
+        }
+    }
+}
+
+static void test_types_large_descending(void)
+{
+    FOR_EACH_DIST(dist)
+    {
+        if (!check_typed(big_sizes[2], dist, 48, TYPE_U32, 1, 1)) {
+            return;
+        }
+    }
+}
+
+static void test_types_large_i32(void)
+{
+    FOR_EACH_DIST(dist)
+    {
+        if (!check_typed(big_sizes[2], dist, 49, TYPE_I32, dist % 2, 1)) {
+            return;
+        }
+    }
+}
+
+static void test_types_large_f32(void)
+{
+    FOR_EACH_DIST(dist)
+    {
+        if (!check_typed(big_sizes[2], dist, 50, TYPE_F32, dist % 2, 1)) {
+            return;
+        }
+    }
+}
+
+static void test_types_large_not_power_of_two(void)
+{
+    if (!check_typed(big_sizes[1], KIT_DIST_UNIFORM, 51, TYPE_U32, 0, 0)) {
+        return;
+    }
+    check_typed(3 * ((size_t)1 << 22) + 5, KIT_DIST_FEW_UNIQUE, 51, TYPE_U32, 1, 1);
+}
+
+void kit_register_suites(void)
+{
+    CU_pSuite s = kit_add_suite("4.0_references", 0);
+    kit_add_test(s, "cpu_models", test_references);
+
+    s = kit_add_suite("4.1_scan", 1);
+    kit_add_sanitized_test(s, "quick", test_scan_quick);
+    kit_add_test(s, "one_block", test_scan_block);
+    kit_add_test(s, "all_sizes", test_scan_sizes);
+    kit_add_test(s, "levels_of_blocks", test_scan_levels);
+    kit_add_test(s, "large_2_24", test_scan_large_2_24);
+    kit_add_test(s, "large_2_26", test_scan_large_2_26);
+    kit_add_test(s, "large_2_28", test_scan_large_2_28);
+
+    s = kit_add_suite("4.2_split", 1);
+    kit_add_sanitized_test(s, "quick", test_split_quick);
+    kit_add_test(s, "split_sizes", test_split_sizes);
+    kit_add_test(s, "split_every_bit", test_split_every_bit);
+    kit_add_test(s, "sort_by_32_splits", test_split_sort);
+    kit_add_test(s, "large_2_24_split", test_split_large);
+
+    s = kit_add_suite("4.3_digits", 1);
+    kit_add_sanitized_test(s, "quick", test_digits_quick);
+    kit_add_test(s, "histograms", test_digits_histograms);
+    kit_add_test(s, "tile_sort", test_digits_tiles);
+    kit_add_test(s, "scatter", test_digits_scatter);
+    kit_add_test(s, "every_pass", test_digits_every_pass);
+    kit_add_test(s, "sort_all_sizes", test_digits_sort);
+    kit_add_test(s, "pass_skipping", test_digits_pass_skipping);
+    kit_add_test(s, "large_steps", test_digits_large_steps);
+    kit_add_test(s, "large_2_24_sort", test_digits_large_sort);
+
+    s = kit_add_suite("4.4_types_pairs", 1);
+    kit_add_sanitized_test(s, "quick", test_types_quick);
+    kit_add_test(s, "pairs_all_sizes", test_types_pairs);
+    kit_add_test(s, "keys_only", test_types_keys_only);
+    kit_add_test(s, "signed_extremes", test_types_signed_extremes);
+    kit_add_test(s, "float_specials", test_types_float_specials);
+    kit_add_test(s, "large_2_24_pairs", test_types_large_pairs);
+    kit_add_test(s, "large_2_24_descending", test_types_large_descending);
+    kit_add_test(s, "large_2_24_i32", test_types_large_i32);
+    kit_add_test(s, "large_2_24_f32", test_types_large_f32);
+    kit_add_test(s, "large_not_power_of_two", test_types_large_not_power_of_two);
+}
