@@ -10,10 +10,14 @@
  * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [-- EXECUTOR...]
  *   The grader links this with the lab's driver and the remote stubs (tests/remote.h), so
  *   the lab's code runs in EXECUTOR, a process of its own, and the clock stays here.
- *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on a fresh copy of
- *   the same input; a run's time is the host's clock from the call to the end of
- *   cudaDeviceSynchronize() (so work left running on any stream is counted). The last
- *   result is checked against a snapshot of the input taken before the sort ran.
+ *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on an input of its
+ *   own (seeds S, S + 1, ...: the same for the student and the reference); a run's time is
+ *   the host's clock from the call to the end of cudaDeviceSynchronize() (so work left
+ *   running on any stream is counted). Every run's output is checked: sorted, and the same
+ *   keys by a fingerprint keyed with a secret of this process (the lab's code, in another
+ *   process, never sees it), so neither a sorted copy kept from an earlier call nor a fast
+ *   wrong answer on the runs it guesses unchecked can be timed. The last run is also checked
+ *   key by key against its input (the verifier's message).
  *
  * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
  * the environment first thing), one line is written to that descriptor at the end:
@@ -89,6 +93,52 @@ static int parse_count(const char *text, size_t *value)
     return 0;
 }
 
+/* A secret for the fingerprints: random, never sent to the executor. */
+static uint64_t fingerprint_secret(void)
+{
+    uint64_t secret = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd >= 0) {
+        if (read(fd, &secret, sizeof secret) != (ssize_t)sizeof secret) {
+            secret = 0;
+        }
+        close(fd);
+    }
+    return secret ^ (uint64_t)(kit_host_ms() * 1e6) ^ 0x9e3779b97f4a7c15ull;
+}
+
+/* splitmix64's finalizer: a bijection that spreads every input bit over the output. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The multiset's fingerprint: order does not change it, a key changed or lost does. */
+static uint64_t fingerprint(const unsigned int *keys, size_t n, uint64_t secret)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += mix64(secret + keys[i]);
+    }
+    return sum;
+}
+
+/* Whether @p result is @p input sorted: ascending, with the same fingerprint. */
+static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expected,
+                            uint64_t secret)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (result[i - 1] > result[i]) {
+            return 0;
+        }
+    }
+    return fingerprint(result, n, secret) == expected;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -144,23 +194,21 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
     size_t bytes = (n ? n : 1) * sizeof(unsigned int);
     unsigned int *snapshot = malloc(bytes), *result = malloc(bytes);
     double *times = malloc(reps * sizeof *times);
-    unsigned int *d_input = NULL, *d_work = NULL;
+    unsigned int *d_work = NULL;
     if (!snapshot || !result || !times) {
         return finish(KIT_EXIT_USAGE, "error", "out of host memory for n = %zu", n);
     }
-    kit_generate_u32(snapshot, n, dist, seed);
-    cudaError_t err = cudaMalloc((void **)&d_input, bytes);
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&d_work, bytes);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMemcpy(d_input, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice);
-    }
+    uint64_t secret = fingerprint_secret();
+    cudaError_t err = cudaMalloc((void **)&d_work, bytes);
     if (err != cudaSuccess) {
         return finish(KIT_EXIT_CUDA, "error", "setting up n = %zu: %s", n, cudaGetErrorName(err));
     }
+    size_t run_seed = seed;
     for (long r = -1; r < (long)reps; r++) {
-        err = cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice);
+        run_seed = seed + (size_t)(r + 1); /* each run an input of its own */
+        kit_generate_u32(snapshot, n, dist, run_seed);
+        uint64_t expected = fingerprint(snapshot, n, secret);
+        err = cudaMemcpy(d_work, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice);
         if (err == cudaSuccess) {
             err = cudaDeviceSynchronize();
         }
@@ -181,20 +229,25 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         if (r >= 0) {
             times[r] = ms;
         }
-    }
-    err = cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost);
-    if (err != cudaSuccess) {
-        return finish(KIT_EXIT_CUDA, "error", "copying the result back: %s",
-                      cudaGetErrorName(err));
+        err = cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) {
+            return finish(KIT_EXIT_CUDA, "error", "copying the result back: %s",
+                          cudaGetErrorName(err));
+        }
+        if (!sorted_same_keys(result, n, expected, secret)) {
+            kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
+            return finish(KIT_EXIT_WRONG, "wrong", "--algo %s -n %zu --dist %s --seed %zu: %s",
+                          algo->name, n, kit_dist_name(dist), run_seed,
+                          v.status != KIT_VERIFY_OK ? v.message : "not the input sorted");
+        }
     }
     kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
     if (v.status != KIT_VERIFY_OK) {
         return finish(KIT_EXIT_WRONG, "wrong", "--algo %s -n %zu --dist %s --seed %zu: %s",
-                      algo->name, n, kit_dist_name(dist), seed, v.message);
+                      algo->name, n, kit_dist_name(dist), run_seed, v.message);
     }
     qsort(times, reps, sizeof *times, compare_doubles);
     double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
-    cudaFree(d_input);
     cudaFree(d_work);
     free(snapshot);
     free(result);
