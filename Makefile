@@ -67,7 +67,7 @@ help:
 	@echo "  make gpu-check    on a GPU host: every GPU suite, sanitizers, grading and benchmarks"
 	@echo "  make handout      instructors: the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
 	@echo "  make gradescope   instructors: Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"
-	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax (apt, as root)"
+	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
 	@echo "  make clean        remove $(BUILD)/"
 	@echo "Variables: LAB=01 (one lab)  CUDA_ARCH=sm_90|native (one GPU; default: fat binary)"
 	@echo "Labs: $(LABS_ALL)"
