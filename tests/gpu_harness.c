@@ -1,6 +1,7 @@
 /* What the GPU suites share; see gpu_harness.h. */
 #include "gpu_harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,14 +15,10 @@ const size_t kit_test_size_count = sizeof kit_test_sizes / sizeof kit_test_sizes
 
 void kit_fail_cuda(const char *name, cudaError_t err, size_t n, kit_dist dist, uint64_t seed)
 {
-    if (err == cudaErrorNotSupported) {
-        KIT_FAIL("%s(n=%zu, dist=%s, seed=%llu) returned cudaErrorNotSupported: not written "
-                 "yet (its TODO still has the skeleton's stub)",
-                 name, n, kit_dist_name(dist), (unsigned long long)seed);
-    } else {
-        KIT_FAIL("%s(n=%zu, dist=%s, seed=%llu) failed: %s (%s)", name, n, kit_dist_name(dist),
-                 (unsigned long long)seed, cudaGetErrorName(err), cudaGetErrorString(err));
-    }
+    char what[256];
+    snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu)", name, n, kit_dist_name(dist),
+             (unsigned long long)seed);
+    kit_fail_call(what, err);
 }
 
 int kit_device_fetch(const char *what, const unsigned int *d_keys, unsigned int *keys, size_t n)

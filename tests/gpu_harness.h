@@ -16,6 +16,12 @@
 
 #include "datagen.h"
 
+/** Loops `kit_dist d` over every input distribution of datagen.h. */
+#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
+
+/** Loops `int d` over both directions: 0 ascending, 1 descending. */
+#define BOTH_DIRECTIONS(d) for (int d = 0; d < 2; d++)
+
 /** A lab function that sorts @p n keys in place on the device. */
 typedef cudaError_t (*kit_sort_u32_fn)(unsigned int *d_keys, size_t n);
 

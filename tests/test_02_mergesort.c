@@ -21,8 +21,6 @@
 #include "runner.h"
 #include "verify.h"
 
-/* Every distribution of datagen.h, in the order of kit_dist. */
-#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
 
 /* A few that tell a lot: random, many duplicates (where stability bites), all equal. */
 static const kit_dist few_dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_ALL_EQUAL};

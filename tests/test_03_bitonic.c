@@ -19,8 +19,6 @@
 #include "runner.h"
 #include "verify.h"
 
-#define BOTH_DIRECTIONS(d) for (int d = 0; d < 2; d++)
-
 /* ---- what every suite shares --------------------------------------------------------------- */
 
 static const char *direction_name(int descending)
@@ -107,8 +105,6 @@ static int prepare_bitonic_tiles(unsigned int *keys, size_t n, size_t size, int 
     return 1;
 }
 
-/* Every distribution of datagen.h, in the order of kit_dist. */
-#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
 
 /* ---- 3.1 the tiles ------------------------------------------------------------------------- */
 

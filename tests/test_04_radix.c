@@ -26,11 +26,6 @@
 #include "runner.h"
 #include "verify.h"
 
-/* Every distribution of datagen.h, in the order of kit_dist. */
-#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
-
-#define BOTH_DIRECTIONS(d) for (int d = 0; d < 2; d++)
-
 static const char *direction_name(int descending)
 {
     return descending ? "descending" : "ascending";

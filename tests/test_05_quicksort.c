@@ -22,8 +22,6 @@
 #include "runner.h"
 #include "verify.h"
 
-/* Every distribution of datagen.h, in the order of kit_dist. */
-#define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
 
 /* The inputs that break a naive quicksort: sorted, reversed, all-equal, few-unique, and the
  * organ pipe (ascending to the middle, then descending). */
