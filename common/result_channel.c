@@ -30,16 +30,8 @@ void kit_result_channel_take(void)
     unsetenv("KIT_RESULT_TOKEN");
 }
 
-void kit_result_channel_send(const char *result)
+static void write_line(const char *line, int len)
 {
-    if (result_fd < 0) {
-        return;
-    }
-    char line[1024];
-    int len = snprintf(line, sizeof line, "%s %s\n", result_token, result);
-    if (len >= (int)sizeof line) {
-        len = (int)sizeof line - 1;
-    }
     for (int done = 0; len > 0 && done < len;) {
         ssize_t w = write(result_fd, line + done, (size_t)(len - done));
         if (w < 0 && errno == EINTR) {
@@ -50,6 +42,40 @@ void kit_result_channel_send(const char *result)
         }
         done += (int)w;
     }
+}
+
+void kit_result_channel_send(const char *result)
+{
+    if (result_fd < 0) {
+        return;
+    }
+    char line[1024];
+    int len = snprintf(line, sizeof line, "%s %s\n", result_token, result);
+    if (len >= (int)sizeof line) {
+        len = (int)sizeof line - 1;
+        line[len - 1] = '\n';
+    }
+    write_line(line, len);
     close(result_fd);
     result_fd = -1;
+}
+
+void kit_result_channel_note(const char *text)
+{
+    if (result_fd < 0) {
+        return;
+    }
+    char line[400];
+    int len = snprintf(line, sizeof line, "%s note %s", result_token, text);
+    if (len >= (int)sizeof line - 1) {
+        len = (int)sizeof line - 2;
+    }
+    for (int i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c < 0x20 || c >= 0x7f) {
+            line[i] = c < 0x20 ? ' ' : '?'; /* one line of ASCII: nothing a terminal acts on */
+        }
+    }
+    line[len++] = '\n';
+    write_line(line, len);
 }

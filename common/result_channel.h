@@ -22,6 +22,15 @@ void kit_result_channel_take(void);
  * when the program was not given a channel. */
 void kit_result_channel_send(const char *result);
 
+/**
+ * Writes `<token> note <text>` and a newline, and keeps the channel open: facts the grader
+ * reads beside the result (a test's first failure message, the CPU time the student's process
+ * used). Control characters in @p text become spaces, other bytes outside printable ASCII
+ * '?', and the line is cut at 400 bytes.
+ * Call it before kit_result_channel_send(); it does nothing without a channel.
+ */
+void kit_result_channel_note(const char *text);
+
 #ifdef __cplusplus
 }
 #endif

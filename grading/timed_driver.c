@@ -12,8 +12,8 @@
  *   the lab's code runs in EXECUTOR, a process of its own, and the clock stays here.
  *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on an input of its
  *   own (seeds S, S + 1, ...: the same for the student and the reference); a run's time is
- *   the host's clock from the call to the end of cudaDeviceSynchronize() (so work left
- *   running on any stream is counted). Every run's output is checked: sorted, and the same
+ *   the host's clock from the call to the end of the copy of its result back to the host
+ *   (so work left running on any stream, or left for the copy to do, is counted). Every run's output is checked: sorted, and the same
  *   keys by a fingerprint keyed with a secret of this process (the lab's code, in another
  *   process, never sees it), so neither a sorted copy kept from an earlier call nor a fast
  *   wrong answer on the runs it guesses unchecked can be timed. The last run is also checked
@@ -21,7 +21,9 @@
  *
  * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
  * the environment first thing), one line is written to that descriptor at the end:
- *   TOKEN ok MEDIAN_MS MIN_MS        sorted and checked
+ *   TOKEN ok MEDIAN_MS MIN_MS CPU_MS sorted and checked; CPU_MS: the CPU time the kernel
+ *                                    accounted to the lab's process over all runs (-1: not
+ *                                    measured), read from outside that process
  *   TOKEN wrong MESSAGE              the result is not the sorted input
  *   TOKEN error MESSAGE              a CUDA error, bad arguments, no memory
  * Exit codes: exit_codes.h (0 ok, 1 wrong, 2 bad arguments, 3 no GPU, 4 CUDA error).
@@ -215,10 +217,11 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         if (err != cudaSuccess) {
             return finish(KIT_EXIT_CUDA, "error", "copying the input: %s", cudaGetErrorName(err));
         }
+        /* The clock runs over everything that produces the checked output: the call, any
+         * work it left running, and the copy back (work deferred to that copy is timed). */
         double start = kit_host_ms();
         err = algo->sort(d_work, n);
         cudaError_t sync = cudaDeviceSynchronize();
-        double ms = kit_host_ms() - start;
         if (err == cudaSuccess) {
             err = sync;
         }
@@ -226,13 +229,14 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
             return finish(KIT_EXIT_CUDA, "error", "the %s sort failed: %s (%s)", algo->name,
                           cudaGetErrorName(err), cudaGetErrorString(err));
         }
-        if (r >= 0) {
-            times[r] = ms;
-        }
         err = cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost);
+        double ms = kit_host_ms() - start;
         if (err != cudaSuccess) {
             return finish(KIT_EXIT_CUDA, "error", "copying the result back: %s",
                           cudaGetErrorName(err));
+        }
+        if (r >= 0) {
+            times[r] = ms;
         }
         if (!sorted_same_keys(result, n, expected, secret)) {
             kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
@@ -251,7 +255,15 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
     cudaFree(d_work);
     free(snapshot);
     free(result);
-    int status = finish(KIT_EXIT_OK, "ok", "%.6f %.6f", median, times[0]);
+    /* Measured from outside the lab's process: its CPU time over every run (the grader sets
+     * it against the reference's), and that it opened the GPU at all. */
+    char measured[512];
+    if (kit_remote_end_test(1, measured, sizeof measured)) {
+        free(times);
+        return finish(KIT_EXIT_WRONG, "wrong", "%s", measured);
+    }
+    int status = finish(KIT_EXIT_OK, "ok", "%.6f %.6f %.3f", median, times[0],
+                        kit_remote_cpu_ms());
     free(times);
     return status;
 }

@@ -17,7 +17,9 @@
  *
  * The executor also counts the bytes the student's code copies from the device to the host
  * during each call (the copy functions are wrapped at link time), and the verdict side fails a
- * call whose count is over the lab's budget: a sort must run on the GPU.
+ * call whose count is over the lab's budget. That count comes from the student's process, so
+ * it is feedback for honest mistakes; what decides is measured from outside (the CPU time the
+ * kernel accounts to the executor, the GPU's facts from the grader's own probe).
  *
  * The protocol: a request is a ::kit_remote_request followed by `payload` bytes; the answer
  * is a ::kit_remote_reply followed by its `payload` bytes. Both ends are built from this
@@ -52,14 +54,12 @@ typedef enum {
     KIT_OP_SYNCHRONIZE,   /**< cudaDeviceSynchronize() */
     KIT_OP_LAST_ERROR,    /**< arg0 = 1: cudaGetLastError(), 0: cudaPeekAtLastError() */
     KIT_OP_ERROR_TEXT,    /**< arg0 error, arg1 = 1 for the name, 0 for the description */
-    KIT_OP_DEVICE_COUNT,  /**< cudaGetDeviceCount(); answer value = count */
-    KIT_OP_DEVICE_PROPS,  /**< arg0 device; answer payload = struct cudaDeviceProp */
-    KIT_OP_MEM_INFO,      /**< answer value = free bytes, value2 = total bytes */
     KIT_OP_EVENT_CREATE,  /**< answer value = the event */
     KIT_OP_EVENT_DESTROY, /**< arg0 event */
     KIT_OP_EVENT_RECORD,  /**< arg0 event (on the default stream only) */
     KIT_OP_EVENT_SYNC,    /**< arg0 event */
     KIT_OP_EVENT_ELAPSED, /**< arg0 start, arg1 stop; answer value = milliseconds as float bits */
+    KIT_OP_HELLO,         /**< the first request: set up CUDA, then answer (status only) */
 } kit_remote_op;
 
 /** A request from the verdict process. */
@@ -88,5 +88,20 @@ int kit_remote_configure(char **command);
 
 /** How the verdict side reports a failed call (the runner makes it a test failure). */
 void kit_remote_failure(const char *message);
+
+/**
+ * Ends the executor of the test that just ran and measures, from outside the student's
+ * process, what that process cannot be trusted to say (see remote_client.c): the CPU time the
+ * kernel accounted to it since it said it was ready, and, for a GPU test, whether it opened
+ * the GPU at all. Sends both to the grader's result channel as notes (`cpu MS`, `executor
+ * exit|signal N`); the grader sets the CPU time against the reference solution's. Returns 1
+ * and a message in @p report when the test must fail (a GPU test whose process never opened
+ * the GPU), else 0 and an empty @p report. Without an executor (a test binary that runs the
+ * lab's code in-process) it does nothing and returns 0.
+ */
+int kit_remote_end_test(int needs_gpu, char *report, size_t report_size);
+
+/** The CPU time, in ms, of the last executor kit_remote_end_test() ended; -1 when unknown. */
+double kit_remote_cpu_ms(void);
 
 #endif

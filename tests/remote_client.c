@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,11 +24,43 @@
 
 #include "remote.h"
 #include "remote_api.h"
+#include "result_channel.h"
 
 static char **executor_command; /* argv of the executor, from after `--` */
 static int sock = -1;
 static pid_t executor_pid = -1;
 static int executor_lost; /* it died or broke the protocol: every later call fails at once */
+static int executor_status = -1; /* its wait status, once reaped */
+static double ready_cpu_ms = -1;  /* the executor's CPU time when it said it was ready */
+static double last_cpu_ms = -1;   /* kit_remote_cpu_ms() */
+
+/* ---- what the grader measured: the GPU (never the executor's word) ------------------- */
+
+/* KIT_GPU_FACTS, from the grader's own probe (build/tools/gpu_probe --facts):
+ *   "ready FREE_BYTES TOTAL_BYTES MAJOR MINOR SMS NAME..."  or  "none REASON..."
+ * Without it this process knows of no GPU: GPU suites are skipped, never passed. */
+static struct {
+    int ready;
+    unsigned long long free_bytes, total_bytes;
+    int major, minor, sms;
+    char name[256];
+    char reason[200];
+} gpu_facts = {.reason = "the grader gave this test no GPU facts"};
+
+static void take_gpu_facts(void)
+{
+    const char *text = getenv("KIT_GPU_FACTS");
+    int used = 0;
+    if (text && sscanf(text, "ready %llu %llu %d %d %d %n", &gpu_facts.free_bytes,
+                       &gpu_facts.total_bytes, &gpu_facts.major, &gpu_facts.minor,
+                       &gpu_facts.sms, &used) == 5 && used > 0) {
+        gpu_facts.ready = 1;
+        snprintf(gpu_facts.name, sizeof gpu_facts.name, "%s", text + used);
+    } else if (text && strncmp(text, "none ", 5) == 0) {
+        snprintf(gpu_facts.reason, sizeof gpu_facts.reason, "%s", text + 5);
+    }
+    unsetenv("KIT_GPU_FACTS");
+}
 
 /* Reported as a test failure by the runner (its strong definition); printed otherwise. */
 __attribute__((weak)) void kit_remote_failure(const char *message)
@@ -49,6 +82,7 @@ static void fail(const char *format, ...)
 int kit_remote_configure(char **command)
 {
     executor_command = command && command[0] ? command : NULL;
+    take_gpu_facts();
     return executor_command ? 0 : -1;
 }
 
@@ -62,6 +96,9 @@ static int reap(int ms)
         pid_t done = waitpid(executor_pid, &status, WNOHANG);
         if (done == executor_pid || (done < 0 && errno == ECHILD)) {
             int ended = done == executor_pid ? status : 0;
+            if (done == executor_pid) {
+                executor_status = status;
+            }
             executor_pid = -1;
             return ended;
         }
@@ -83,8 +120,7 @@ static void shut_down(void)
     /* Long enough for compute-sanitizer, when it runs the executor, to write its report. */
     if (executor_pid > 0 && reap(20000) < 0) {
         kill(executor_pid, SIGKILL);
-        waitpid(executor_pid, NULL, 0);
-        executor_pid = -1;
+        reap(60000);
     }
 }
 
@@ -130,6 +166,131 @@ static void lose(const char *what)
     }
 }
 
+/* ---- the executor's CPU time, as the kernel accounts it ----------------------------- */
+
+/* One process of /proc: its parent, and the CPU its reaped children used (clock ticks). */
+typedef struct {
+    pid_t pid, parent;
+    unsigned long long children_ticks;
+} proc_entry;
+
+#define MAX_TREE 64 /* the launcher, bubblewrap (two), the sanitizer, the executor: a few */
+
+static int read_proc_entry(pid_t pid, proc_entry *entry)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        return -1;
+    }
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    /* After the command's name, which may hold anything, up to the last ')'. */
+    const char *rest = strrchr(text, ')');
+    unsigned long long utime, stime, cutime, cstime;
+    int parent;
+    if (!rest || sscanf(rest + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                        &parent, &utime, &stime, &cutime, &cstime) != 5) {
+        return -1;
+    }
+    entry->pid = pid;
+    entry->parent = parent;
+    entry->children_ticks = cutime + cstime;
+    return 0;
+}
+
+/* @p root and every process below it, from /proc (root first); how many. */
+static size_t process_tree(pid_t root, proc_entry *tree)
+{
+    size_t count = 0;
+    if (read_proc_entry(root, &tree[0]) != 0) {
+        return 0;
+    }
+    count = 1;
+    DIR *dir = opendir("/proc");
+    if (!dir) {
+        return count;
+    }
+    for (int changed = 1; changed && count < MAX_TREE;) {
+        changed = 0;
+        rewinddir(dir);
+        for (struct dirent *d; (d = readdir(dir)) != NULL && count < MAX_TREE;) {
+            char *end = NULL;
+            long pid = strtol(d->d_name, &end, 10);
+            proc_entry entry;
+            if (end == d->d_name || *end != '\0' || read_proc_entry((pid_t)pid, &entry) != 0) {
+                continue;
+            }
+            int parent_in = 0, self_in = 0;
+            for (size_t i = 0; i < count; i++) {
+                parent_in |= tree[i].pid == entry.parent;
+                self_in |= tree[i].pid == entry.pid;
+            }
+            if (parent_in && !self_in) {
+                tree[count++] = entry;
+                changed = 1;
+            }
+        }
+    }
+    closedir(dir);
+    return count;
+}
+
+/*
+ * The CPU time (ms) the kernel has accounted so far to @p root and every process below it
+ * (the sandbox's launcher, bubblewrap, the executor: all their threads, and the children they
+ * reaped): each process's CPU clock, read from outside with clock_getcpuclockid(). Nothing
+ * of it comes from the student's process. -1 when it cannot be read.
+ */
+static double tree_cpu_ms(pid_t root)
+{
+    proc_entry tree[MAX_TREE];
+    size_t count = process_tree(root, tree);
+    long ticks_per_s = sysconf(_SC_CLK_TCK);
+    double ms = 0;
+    for (size_t i = 0; i < count; i++) {
+        clockid_t clock;
+        struct timespec t;
+        if (clock_getcpuclockid(tree[i].pid, &clock) != 0 || clock_gettime(clock, &t) != 0) {
+            return -1;
+        }
+        ms += t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+        ms += tree[i].children_ticks * 1e3 / (ticks_per_s > 0 ? ticks_per_s : 100);
+    }
+    return count ? ms : -1;
+}
+
+/* Whether a process of the tree below @p root has the NVIDIA driver's device files mapped,
+ * as a process with a CUDA context has: 1 yes, 0 no, -1 when a process's maps are hidden. */
+static int tree_maps_gpu(pid_t root)
+{
+    proc_entry tree[MAX_TREE];
+    size_t count = process_tree(root, tree);
+    int hidden = count == 0;
+    for (size_t i = 0; i < count; i++) {
+        char path[64], line[512];
+        snprintf(path, sizeof path, "/proc/%d/maps", (int)tree[i].pid);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            hidden = 1;
+            continue;
+        }
+        int mapped = 0;
+        while (!mapped && fgets(line, sizeof line, f)) {
+            mapped = strstr(line, " /dev/nvidia") != NULL;
+        }
+        fclose(f);
+        if (mapped) {
+            return 1;
+        }
+    }
+    return hidden ? -1 : 0;
+}
+
+static int say_hello(void);
+
 static int start_executor(void)
 {
     if (!executor_command) {
@@ -170,8 +331,13 @@ static int start_executor(void)
     }
     close(pair[1]);
     sock = pair[0];
-    atexit(shut_down);
-    return 0;
+    static int registered;
+    if (!registered) {
+        atexit(shut_down);
+        registered = 1;
+    }
+    executor_status = -1;
+    return say_hello();
 }
 
 /* ---- one exchange ------------------------------------------------------------------- */
@@ -243,6 +409,81 @@ static int exchange(kit_remote_request *request, const void *payload, kit_remote
     return 0;
 }
 
+/* The first exchange: the executor sets CUDA up and answers; from then on, the CPU time the
+ * kernel accounts to it is the test's (ready_cpu_ms is where the count starts). */
+static int say_hello(void)
+{
+    kit_remote_request request = {.op = KIT_OP_HELLO};
+    kit_remote_reply reply;
+    if (send_all(&request, sizeof request) != 0 || receive_all(&reply, sizeof reply) != 0 ||
+        reply.payload != 0) {
+        lose("the start of the process running your code");
+        return -1;
+    }
+    ready_cpu_ms = tree_cpu_ms(executor_pid);
+    return 0;
+}
+
+/* ---- after the test: what is measured from outside ------------------------------------ */
+
+int kit_remote_end_test(int needs_gpu, char *report, size_t report_size)
+{
+    report[0] = '\0';
+    if (!executor_command) {
+        return 0;
+    }
+    int alive = executor_pid > 0 && !executor_lost;
+    int started = alive || executor_status != -1 || executor_lost;
+    int gpu_seen = alive ? tree_maps_gpu(executor_pid) : -1;
+    /* Read while it still runs, after its last answer: whatever produced an output the test
+     * checked was done by then. (After it ends, the sandbox's processes are gone from /proc,
+     * and not every layer of a sandbox reaps the one below it, so the rusage of the process
+     * this one started does not always hold the executor's time.) */
+    double end_cpu_ms = alive ? tree_cpu_ms(executor_pid) : -1;
+    shut_down();
+    last_cpu_ms = -1;
+    char note[160];
+    if (end_cpu_ms >= 0 && ready_cpu_ms >= 0) {
+        last_cpu_ms = end_cpu_ms - ready_cpu_ms;
+        if (last_cpu_ms < 0) {
+            last_cpu_ms = 0;
+        }
+    }
+    /* "cpu none": no executor ran; "cpu unknown": one ran and could not be measured. */
+    if (last_cpu_ms >= 0) {
+        snprintf(note, sizeof note, "cpu %.1f", last_cpu_ms);
+    } else {
+        snprintf(note, sizeof note, "cpu %s", started ? "unknown" : "none");
+    }
+    kit_result_channel_note(note);
+    if (executor_status != -1) {
+        snprintf(note, sizeof note, "executor %s %d",
+                 WIFSIGNALED(executor_status) ? "signal" : "exit",
+                 WIFSIGNALED(executor_status) ? WTERMSIG(executor_status)
+                                              : WEXITSTATUS(executor_status));
+        kit_result_channel_note(note);
+    }
+    int fail = 0;
+    if (needs_gpu && alive && gpu_seen != 1) {
+        snprintf(report, report_size, "%s",
+                 gpu_seen == 0 ? "the process running your code never opened the GPU (no CUDA "
+                                 "context): the sort must run on the GPU"
+                               : "the grader could not see whether the process running your "
+                                 "code opened the GPU (its memory map was hidden): not scored");
+        fail = 1;
+    }
+    /* The next test (a runner may run several) starts a fresh executor. */
+    executor_lost = 0;
+    executor_status = -1;
+    ready_cpu_ms = -1;
+    return fail;
+}
+
+double kit_remote_cpu_ms(void)
+{
+    return last_cpu_ms;
+}
+
 /* A request of @p op with up to three arguments and no payload; the reply's status. */
 static cudaError_t simple(kit_remote_op op, uint64_t a0, uint64_t a1, uint64_t a2,
                           int64_t *value, const char *what)
@@ -296,6 +537,9 @@ cudaError_t cudaMalloc(void **pointer, size_t bytes)
 
 cudaError_t cudaFree(void *pointer)
 {
+    if (!pointer) { /* nothing to free; and the GPU probe's cudaFree(0) is not the executor's */
+        return gpu_facts.ready ? cudaSuccess : cudaErrorNoDevice;
+    }
     return simple(KIT_OP_FREE, (uintptr_t)pointer, 0, 0, NULL, "cudaFree()");
 }
 
@@ -413,36 +657,33 @@ const char *cudaGetErrorString(cudaError_t err)
     return error_text(err, 0);
 }
 
+/* The GPU's facts come from the grader's probe (take_gpu_facts()), not from the executor:
+ * a process that answers for a GPU it does not use must not make a GPU suite run. */
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    int64_t value = 0;
-    cudaError_t err = simple(KIT_OP_DEVICE_COUNT, 0, 0, 0, &value, "cudaGetDeviceCount()");
-    *count = err == cudaSuccess ? (int)value : 0;
-    return executor_lost ? cudaErrorNoDevice : err;
+    *count = gpu_facts.ready ? 1 : 0;
+    return gpu_facts.ready ? cudaSuccess : cudaErrorNoDevice;
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    kit_remote_request request = {.op = KIT_OP_DEVICE_PROPS, .args = {(uint64_t)device}};
-    kit_remote_reply reply;
     memset(prop, 0, sizeof *prop);
-    if (exchange(&request, NULL, &reply, prop, sizeof *prop, NULL, "cudaGetDeviceProperties()")) {
-        return cudaErrorUnknown;
+    if (!gpu_facts.ready || device != 0) {
+        return gpu_facts.ready ? cudaErrorInvalidDevice : cudaErrorNoDevice;
     }
-    prop->name[sizeof prop->name - 1] = '\0';
-    return (cudaError_t)reply.status;
+    snprintf(prop->name, sizeof prop->name, "%s", gpu_facts.name);
+    prop->major = gpu_facts.major;
+    prop->minor = gpu_facts.minor;
+    prop->multiProcessorCount = gpu_facts.sms;
+    prop->totalGlobalMem = (size_t)gpu_facts.total_bytes;
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
-    kit_remote_request request = {.op = KIT_OP_MEM_INFO};
-    kit_remote_reply reply;
-    if (exchange(&request, NULL, &reply, NULL, 0, NULL, "cudaMemGetInfo()") != 0) {
-        return cudaErrorUnknown;
-    }
-    *free_bytes = (size_t)reply.value;
-    *total_bytes = (size_t)reply.value2;
-    return (cudaError_t)reply.status;
+    *free_bytes = (size_t)gpu_facts.free_bytes;
+    *total_bytes = (size_t)gpu_facts.total_bytes;
+    return gpu_facts.ready ? cudaSuccess : cudaErrorNoDevice;
 }
 
 /* Events, for the kit's GPU timer (common/timer.c). */

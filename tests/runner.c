@@ -30,6 +30,7 @@ static int sanitized_count;
 
 /* Results, counted by the run handlers (CUnit's own counts miss skipped suites). */
 static unsigned passed, failed, skipped;
+static char skip_reason[256]; /* set by kit_skip_test() during the current test */
 static double test_started_ms;
 static FILE *junit;
 
@@ -105,6 +106,17 @@ void kit_fail_at(const char *file, int line, const char *format, ...)
     CU_assertImplementation(CU_FALSE, (unsigned)line, message, file, "", CU_FALSE);
 }
 
+void kit_skip_test(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(skip_reason, sizeof skip_reason, format, args);
+    va_end(args);
+    if (!skip_reason[0]) {
+        snprintf(skip_reason, sizeof skip_reason, "skipped");
+    }
+}
+
 /* ---- hidden suites ---------------------------------------------------------------------- */
 
 /* A lab's hidden suites (tests/hidden/test_NN_name_hidden.c, kept out of the student package)
@@ -116,11 +128,20 @@ __attribute__((weak)) void kit_register_hidden_suites(void)
 /* ---- the lab's code in a process of its own (tests/remote.h) ---------------------------- */
 
 /* A test binary that holds the lab's code itself (what make builds) has no executor; the
- * grader's verdict binaries link tests/remote_client.c, whose definition wins. */
+ * grader's verdict binaries link tests/remote_client.c, whose definitions win. */
 __attribute__((weak)) int kit_remote_configure(char **command)
 {
     (void)command;
     return -1;
+}
+
+__attribute__((weak)) int kit_remote_end_test(int needs_gpu, char *report, size_t report_size)
+{
+    (void)needs_gpu;
+    if (report_size) {
+        report[0] = '\0';
+    }
+    return 0;
 }
 
 /* A call of the lab's API that failed on the executor's side fails the test that made it. */
@@ -154,21 +175,60 @@ static void on_test_start(const CU_pTest test, const CU_pSuite suite)
 {
     (void)test;
     (void)suite;
+    skip_reason[0] = '\0';
     test_started_ms = kit_host_ms();
+}
+
+/* The first failure, as the grader shows it: on the result channel, which only this process
+ * writes (what the student's code prints shares stdout and proves nothing). */
+static void note_failure(const CU_pSuite suite, const CU_pTest test, const char *where,
+                         unsigned line, const char *message)
+{
+    char note[400]; /* longer messages are cut: the channel takes short lines */
+    if (snprintf(note, sizeof note, "fail %s/%s %s:%u: %s", suite->pName, test->pName, where,
+                 line, message) >= 0) {
+        kit_result_channel_note(note);
+    }
 }
 
 static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
                              const CU_pFailureRecord failures)
 {
     double ms = kit_host_ms() - test_started_ms;
-    printf("%s %s/%s (%.0f ms)\n", failures ? "FAIL" : "PASS", suite->pName, test->pName, ms);
+    /* What only the outside can tell: the executor's CPU time, whether it used the GPU. */
+    char measured[512];
+    int measured_failure = kit_remote_end_test(is_gpu_suite(suite), measured, sizeof measured);
+    int failing = failures != NULL || measured_failure;
+    int skipping = !failing && skip_reason[0];
+    printf("%s %s/%s (%.0f ms)\n", failing ? "FAIL" : skipping ? "SKIPPED" : "PASS",
+           suite->pName, test->pName, ms);
     for (CU_pFailureRecord f = failures; f; f = f->pNext) {
         printf("    %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
                f->strCondition ? f->strCondition : "");
     }
+    if (measured_failure) {
+        printf("    (grader):0: %s\n", measured);
+    }
+    if (skipping) {
+        printf("    not run: %s\n", skip_reason);
+    }
     fflush(stdout);
     if (failures) {
+        note_failure(suite, test, failures->strFileName ? failures->strFileName : "?",
+                     failures->uiLineNumber, failures->strCondition ? failures->strCondition : "");
+    } else if (measured_failure) {
+        note_failure(suite, test, "(grader)", 0, measured);
+    } else if (skipping) {
+        char note[400];
+        if (snprintf(note, sizeof note, "skip %s/%s %s", suite->pName, test->pName,
+                     skip_reason) >= 0) {
+            kit_result_channel_note(note);
+        }
+    }
+    if (failing) {
         failed++;
+    } else if (skipping) {
+        skipped++;
     } else {
         passed++;
     }
@@ -178,9 +238,14 @@ static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
         fprintf(junit, "\" name=\"");
         xml_escaped(junit, test->pName);
         fprintf(junit, "\" time=\"%.3f\">", ms / 1e3);
-        if (failures) {
+        if (failing) {
             fprintf(junit, "<failure message=\"");
-            xml_escaped(junit, failures->strCondition ? failures->strCondition : "");
+            xml_escaped(junit, failures && failures->strCondition ? failures->strCondition
+                                                                  : measured);
+            fprintf(junit, "\"/>");
+        } else if (skipping) {
+            fprintf(junit, "<skipped message=\"");
+            xml_escaped(junit, skip_reason);
             fprintf(junit, "\"/>");
         }
         fprintf(junit, "</testcase>\n");
@@ -363,8 +428,8 @@ int main(int argc, char **argv)
     if (skipped) {
         /* Skipped is not passed: a run that could not test the GPU code must not read as a
          * success (exit 0) to a student or a script. */
-        printf("no usable GPU: %u test%s not run (exit code %d)\n", skipped,
-               skipped == 1 ? "" : "s", KIT_EXIT_NO_GPU);
+        printf("%u test%s not run: skipped (no usable GPU, or see above) (exit code %d)\n",
+               skipped, skipped == 1 ? "" : "s", KIT_EXIT_NO_GPU);
         fflush(stdout);
         return KIT_EXIT_NO_GPU;
     }

@@ -459,15 +459,16 @@ static void test_scan_large_2_26(void)
     check_scan(((size_t)1 << 26) - 1, KIT_DIST_ZERO_ONE, 15, 0, 1);
 }
 
-/* 2^28 values (1 GiB), in place, where the GPU has the room (the test says when it has not). */
+/* 2^28 values (1 GiB), in place, where the GPU has the room. When it has not, the test is
+ * skipped, which is not passed. Under the grader, cudaMemGetInfo() answers with what the
+ * grader's own probe measured, never with what the lab's process says. */
 static void test_scan_large_2_28(void)
 {
     size_t n = (size_t)1 << 28, free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
         free_bytes < n * sizeof(unsigned int) + ((size_t)256 << 20)) {
-        printf(
-            "\n  (radix_scan at n = 2^28 not run: the GPU has %zu MiB free, it needs 1.25 GiB)\n",
-            free_bytes >> 20);
+        kit_skip_test("radix_scan at n = 2^28 needs 1.25 GiB of GPU memory; %zu MiB are free",
+                      free_bytes >> 20);
         return;
     }
     check_scan(n, KIT_DIST_UNIFORM, 16, 0, 1);

@@ -260,5 +260,9 @@ def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
     compute-sanitizer (its own files bound by wrapper_binds)."""
     limits = sandbox.Limits(cpu_s=time_limit + 10, **RUN_LIMITS)
     ro = [(str(executor), INSIDE_EXECUTOR), *wrapper_binds]
+    # Every kernel is loaded when the context is made, before the executor says it is ready
+    # (tests/remote_executor.c): loading is then nobody's CPU time, not the student's, and
+    # the same for every solution however many kernels it has.
     return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
-                           cwd="/tmp", gpu=True, limits=limits)
+                           cwd="/tmp", gpu=True, limits=limits,
+                           env={"CUDA_MODULE_LOADING": "EAGER"})

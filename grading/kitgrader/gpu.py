@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import time
+from dataclasses import dataclass
 
 from . import GraderError, NoGpu
 from .run import run_limited
@@ -30,30 +31,47 @@ def gpu_env(gpu=None, base=None):
     return env
 
 
+@dataclass
+class Probe:
+    """What build/tools/gpu_probe found, run by the grader (never by a student's process)."""
+
+    ready: bool
+    line: str  # the probe's line, for people
+    facts: str  # for the verdict process (KIT_GPU_FACTS): "ready FREE TOTAL MAJ MIN SMS NAME"
+
+
 def probe(kit, env):
-    """(ready, the probe's one line)."""
+    """The GPU as the kit's own probe sees it with this environment, as a Probe."""
     if not kit.gpu_probe.exists():
         raise GraderError(f"{kit.gpu_probe} is missing: run make first")
-    result = run_limited([kit.gpu_probe], time_limit=PROBE_TIME_LIMIT_S, env=env)
-    line = result.output.strip().splitlines()[-1] if result.output.strip() else ""
+    result = run_limited([kit.gpu_probe, "--facts"], time_limit=PROBE_TIME_LIMIT_S, env=env)
+    lines = result.output.strip().splitlines()
+    facts = next((l[len("facts: "):] for l in lines if l.startswith("facts: ")), None)
+    lines = [l for l in lines if not l.startswith("facts: ")]
+    line = lines[-1] if lines else ""
     if result.timed_out:
-        return False, "the GPU probe did not answer within a minute (a GPU that hangs?)"
-    return result.exit_code == 0, line or f"gpu_probe exit {result.exit_code}"
+        return Probe(False, "the GPU probe did not answer within a minute (a GPU that hangs?)",
+                     "none the GPU probe did not answer")
+    ready = result.exit_code == 0
+    line = line or f"gpu_probe exit {result.exit_code}"
+    if facts is None:  # a probe that says only its line: ready, with unknown memory
+        facts = f"ready 0 0 0 0 0 {line}" if ready else f"none {line}"
+    return Probe(ready, line, facts)
 
 
 def require_gpu(kit, env, retries=0, wait_s=3.0):
-    """Raises NoGpu with the probe's reason unless the GPU is ready (after a few tries)."""
-    ready, line = probe(kit, env)
-    while not ready and retries > 0:
+    """The Probe of a ready GPU (after a few tries); raises NoGpu with the probe's reason."""
+    found = probe(kit, env)
+    while not found.ready and retries > 0:
         time.sleep(wait_s)
         retries -= 1
-        ready, line = probe(kit, env)
-    if not ready:
+        found = probe(kit, env)
+    if not found.ready:
         where = env.get("CUDA_VISIBLE_DEVICES")
         gpu = f" (CUDA_VISIBLE_DEVICES={where})" if where is not None else ""
         raise NoGpu(f"grading needs an NVIDIA GPU, and none is usable here{gpu}: "
-                    f"{line.replace('no usable GPU: ', '')}")
-    return line
+                    f"{found.line.replace('no usable GPU: ', '')}")
+    return found
 
 
 def _smi(*query):
@@ -112,7 +130,8 @@ def pick_gpus(kit, candidates, count, allow_busy=False):
     chosen, passed_over = [], []
     for gpu in candidates:
         name = f"GPU {gpu}" if gpu is not None else "the GPU"
-        ready, line = probe(kit, gpu_env(gpu))
+        found = probe(kit, gpu_env(gpu))
+        ready, line = found.ready, found.line
         if not ready:
             reason = line.replace("no usable GPU: ", "")
             passed_over.append(f"{name}: {reason}" if gpu is not None else reason)

@@ -29,13 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import GraderError, NoGpu
-from . import build, forbidden, gpu, includes, sandbox, sanitize, speed
+import threading
+
+from . import build, cpu, forbidden, gpu, includes, sandbox, sanitize, speed
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
 from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, REJECTED, LabResult,
                       SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
-from .run import (CRASHED, FAILED, OUTPUT_LIMIT, SKIPPED, TIMEOUT, NOT_RUN, TestRun, list_tests,
-                  run_test)
+from .run import (CRASHED, FAILED, OUTPUT_LIMIT, PASSED, SKIPPED, TIMEOUT, NOT_RUN, TestRun,
+                  list_tests, run_test)
 
 
 @dataclass
@@ -59,7 +61,8 @@ class LabPlan:
     lab: object
     tests: list  # run.TestInfo, in -l order
     symbols: object  # forbidden.KitSymbols
-    reference_executor: Path = None  # the reference solution's executor, for speed
+    reference_executor: Path = None  # the reference solution's executor: speed, CPU budgets
+    reference_note: str = ""  # why there is no reference executor, when there is none
     speed_note: str = ""  # why there are no speed points, when there are none
 
 
@@ -86,6 +89,8 @@ class GradingContext:
         self.toolchain = None
         self.isolation = None
         self.plans = {}
+        self.reference_cpu = {}  # (lab, test, GPU facts) -> the reference's CPU ms (cpu.py)
+        self.reference_cpu_lock = threading.Lock()
 
     def prepare(self):
         missing = {lab.id: lab.missing_parts() + [
@@ -119,21 +124,24 @@ class GradingContext:
             for suite in suites:
                 lab.rubric.rule(suite)  # suites not in the rubric: known, worth nothing
             plan = LabPlan(lab=lab, tests=tests, symbols=forbidden.kit_symbols(lab))
-            self._prepare_speed(plan)
+            self._prepare_reference(plan)
             self.plans[lab.id] = plan
 
-    def _prepare_speed(self, plan):
+    def _prepare_reference(self, plan):
+        """Links the reference solution's executor: the CPU budgets of tests (cpu.py) and
+        speed points are measured against it, on the same GPU, in the same run."""
         rule = plan.lab.rubric.speed
-        if not rule or rule.points <= 0:
-            return
+        speed_wanted = rule is not None and rule.points > 0
         if not plan.lab.solution_source.exists():
             # A student package: the reference is the instructor's, and so is the timing.
+            plan.reference_note = "no reference solution here"
             plan.speed_note = "speed: measured when your instructor grades"
             return
-        missing = [str(p) for p in [plan.lab.solution_obj, timed_binary(plan.lab)]
-                   if not p.exists()]
+        needed = [plan.lab.solution_obj] + ([timed_binary(plan.lab)] if speed_wanted else [])
+        missing = [str(p) for p in needed if not p.exists()]
         if missing:
-            plan.speed_note = f"speed not measured: missing {', '.join(missing)} (run make)"
+            plan.reference_note = f"missing {', '.join(missing)} (run make)"
+            plan.speed_note = f"speed not measured: {plan.reference_note}"
             return
         folder = self.work_root / "reference" / plan.lab.id
         folder.mkdir(parents=True, exist_ok=True)
@@ -142,7 +150,8 @@ class GradingContext:
         out = folder / "executor"
         step = build.link_executor(self.toolchain, self.isolation, plan.lab, obj, out)
         if not step.ok:
-            plan.speed_note = f"speed not measured: linking the reference failed: {step.message}"
+            plan.reference_note = f"linking the reference failed: {step.message}"
+            plan.speed_note = f"speed not measured: {plan.reference_note}"
             return
         plan.reference_executor = out
 
@@ -154,7 +163,7 @@ class GradingContext:
             total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
             total += sum(self.test_limit(lab, t.suite) for t in plan.tests) / max(
                 1, self.options.test_jobs)
-            if plan.reference_executor is not None:
+            if plan.reference_executor is not None and lab.rubric.speed:
                 total += 2 * speed.ROUNDS * lab.rubric.speed.time_limit_s
             if self.options.sanitize:
                 rule = lab.rubric.sanitizer
@@ -171,6 +180,27 @@ class GradingContext:
         system = includes.allowed_roots(lab.dir, lab.kit.root / "common", self.toolchain.nvcc)
         outside = {Path(os.path.realpath(p)) for p in (lab.dir, lab.kit.root / "common")}
         return inside + [r for r in system if r not in outside]
+
+    def reference_cpu_ms(self, lab, test, env):
+        """The reference solution's CPU time on this test (ms), measured once per grading
+        run and GPU; None when there is no reference or it could not be measured."""
+        plan = self.plans[lab.id]
+        key = (lab.id, test.id, env.get("KIT_GPU_FACTS"), env.get("CUDA_VISIBLE_DEVICES"))
+        with self.reference_cpu_lock:
+            if key in self.reference_cpu:
+                return self.reference_cpu[key]
+        value = None
+        if plan.reference_executor is not None:
+            limit = self.test_limit(lab, test.suite)
+            command = build.executor_command(self.isolation, plan.reference_executor, limit)
+            run, _ = run_test(verdict_binary(lab), test, time_limit=limit, env=env,
+                              executor=command)
+            used = run.details.get("cpu_ms")
+            if run.status == "passed" and isinstance(used, float):
+                value = used
+        with self.reference_cpu_lock:
+            self.reference_cpu[key] = value
+        return value
 
     def test_limit(self, lab, suite):
         if self.options.time_limit:
@@ -191,6 +221,9 @@ class SubmissionGrader:
         self.gpu_id = gpu_id
         self.labs = labs if labs is not None else context.labs
         self.env = gpu.gpu_env(gpu_id)
+        # The verdict processes learn the GPU from the grader's probe, never from the
+        # student's process (tests/remote_client.c); without a probe, of no GPU at all.
+        self.env["KIT_GPU_FACTS"] = "none the grader did not probe the GPU (--no-gpu-check)"
         self.echo = echo or (lambda text: None)
         self.deadline = None
 
@@ -209,7 +242,9 @@ class SubmissionGrader:
         shutil.rmtree(self.out / "logs", ignore_errors=True)
         try:
             if opts.gpu_check:
-                result.gpu = gpu.require_gpu(self.ctx.kit, self.env)
+                probe = gpu.require_gpu(self.ctx.kit, self.env)
+                result.gpu = probe.line
+                self.env["KIT_GPU_FACTS"] = probe.facts
                 if "(HMM)" in result.gpu:
                     result.isolation += ("; but this GPU reads host memory directly (HMM), so "
                                          "the device-to-host copy count can be bypassed "
@@ -366,9 +401,25 @@ class SubmissionGrader:
         if opts.gpu_check and run.status == SKIPPED:
             gpu.require_gpu(self.ctx.kit, self.env, retries=3)  # NoGpu: the GPU went away
             run.status = FAILED
-            run.message = ("the test found no usable GPU although the GPU is ready: does the "
-                           "lab's code break CUDA before the test starts?")
+            run.message = f"not run, so not passed: {run.message}"
+        if run.status == PASSED:
+            self._check_cpu(lab, test, run)
         return run
+
+    def _check_cpu(self, lab, test, run):
+        """Fails a passed test whose process used more CPU time than the reference allows
+        (cpu.py): measured from outside by the verdict process, never reported by the
+        student's process."""
+        used = run.details.get("cpu_ms")
+        if not cpu.needs_reference(used) and used != "unknown":
+            return
+        reference = self.ctx.reference_cpu_ms(lab, test, self.env)
+        message = cpu.over_budget(used, reference)
+        run.details["reference_cpu_ms"] = reference
+        if message:
+            run.status, run.message = FAILED, message
+            with open(run.log, "a") as log:
+                log.write(f"\n---\ngrader: {message}\n")
 
     def _speed(self, lab, plan, executor, logs, result):
         outcome = result.speed

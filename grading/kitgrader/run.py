@@ -357,7 +357,8 @@ class TestRun:
 
 
 def first_failure(output, test_id):
-    """The first failure message the runner printed for this test, or ''."""
+    """The first failure message the runner printed for this test, or ''. Printed output is
+    shared with the student's code: only for a process that left no note on the channel."""
     lines = output.splitlines()
     for i, line in enumerate(lines):
         match = FAIL_LINE.match(line)
@@ -375,13 +376,71 @@ def last_words(output, count=3):
     return " | ".join(lines[-count:])[:400]
 
 
+@dataclass
+class Channel:
+    """What a kit program wrote on its result channel: notes, then the result line last."""
+
+    good: bool  # every line carried the token, and the result came last
+    result: list = None  # the result line's words after the token
+    notes: dict = field(default_factory=dict)  # key -> [text, ...], in order
+
+
+def read_channel(result):
+    """The result channel of a run, checked: every line must start with the run's token;
+    `TOKEN note KEY TEXT` lines come first, and one result line comes last."""
+    lines = result.channel_lines()
+    channel = Channel(good=bool(lines))
+    for i, line in enumerate(lines):
+        token, _, rest = line.partition(" ")
+        if token != result.token:
+            channel.good = False
+            return channel
+        if rest.startswith("note ") and i < len(lines) - 1:
+            key, _, text = rest[len("note "):].partition(" ")
+            channel.notes.setdefault(key, []).append(text)
+        elif i == len(lines) - 1 and not rest.startswith("note "):
+            channel.result = rest.split()
+        else:
+            channel.good = False
+            return channel
+    channel.good = channel.good and channel.result is not None
+    return channel
+
+
+NOTE_FAILURE = re.compile(r"^(?P<id>\S+) (?:[^\s:]*:\d+: )?(?P<message>.*)$")
+
+
+def noted_failure(channel, test_id):
+    """The first failure the runner noted on the channel for this test, or ''."""
+    for text in channel.notes.get("fail", []):
+        match = NOTE_FAILURE.match(text)
+        if match and match.group("id") == test_id:
+            return match.group("message").strip()
+    return ""
+
+
+def noted_cpu_ms(channel):
+    """The executor's CPU time (ms) the verdict process measured from outside: a number,
+    "unknown" (an executor ran and could not be measured), or None (no executor ran)."""
+    texts = channel.notes.get("cpu", [])
+    if not texts or texts[-1] == "none":
+        return None
+    try:
+        return float(texts[-1])
+    except ValueError:
+        return "unknown"
+
+
 def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
     """Turns what the grader observed of a test's process into a TestRun."""
     run = TestRun(test=test, status=ERROR, elapsed=result.elapsed, output=result.output)
     lines = result.channel_lines()
+    channel = read_channel(result)
     run.details = {"exit_code": result.exit_code, "signal": result.signal,
-                   "output_bytes": result.output_bytes, "channel_lines": len(lines)}
-    failure = first_failure(result.output, test.id)
+                   "output_bytes": result.output_bytes, "channel_lines": len(lines),
+                   "cpu_ms": noted_cpu_ms(channel) if channel.good else None,
+                   "executor": (channel.notes.get("executor") or [None])[-1]}
+    failure = noted_failure(channel, test.id) if channel.good else ""
     if result.start_error:
         run.message = f"could not start the test: {result.start_error}"
     elif result.flooded:
@@ -395,6 +454,7 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
     elif result.signal is not None:
         run.status = CRASHED
         run.message = f"crashed with {describe_signal(result.signal)}"
+        failure = failure or first_failure(result.output, test.id)
         if failure:
             run.message += f"; before that: {failure}"
     elif not lines:
@@ -404,29 +464,28 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
                            "does the lab's code call exit()? Printed 'PASS' lines do not count")
         else:
             run.message = f"exit code {result.exit_code} without a result"
-            words = failure or last_words(result.output)
+            words = first_failure(result.output, test.id) or last_words(result.output)
             if words:
                 run.message += f": {words}"
     else:
-        parts = lines[0].split()
-        good = (len(lines) == 1 and len(parts) in (3, 4) and parts[0] == result.token
-                and all(p.isdigit() for p in parts[1:]))
+        parts = channel.result or []
+        good = (channel.good and len(parts) in (2, 3) and all(p.isdigit() for p in parts))
         if not good:
             run.status = TAMPERED
             run.message = "the result channel did not carry the runner's one line: not scored"
             return run
-        passed, failed = int(parts[1]), int(parts[2])
-        skipped = int(parts[3]) if len(parts) == 4 else 0
+        passed, failed = int(parts[0]), int(parts[1])
+        skipped = int(parts[2]) if len(parts) == 3 else 0
         if result.exit_code == 0 and passed == 1 and failed == 0:
             run.status = PASSED
         elif passed == 0 and failed == 0 and skipped > 0:
             run.status = SKIPPED
-            skip = re.search(r"^SKIPPED [^:]*: (.*)$", result.output, re.M)
-            run.message = skip.group(1) if skip else "no GPU"
+            noted = [t.partition(" ")[2] for t in channel.notes.get("skip", [])
+                     if t.partition(" ")[0] == test.id]
+            run.message = noted[0] if noted else "no GPU"
         else:
             run.status = FAILED
-            run.message = failure or last_words(result.output) or \
-                f"failed (exit {result.exit_code})"
+            run.message = failure or f"failed (exit {result.exit_code}; the log has the output)"
     return run
 
 

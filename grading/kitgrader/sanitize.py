@@ -8,10 +8,10 @@ the kit's verdict binary runs the test as always, and the sanitizer runs the exe
 process with the student's code, in the sandbox (tests/remote.h). The kit builds with
 -lineinfo, so reports name the student file's lines.
 
-The report shares the executor's output, which the student's code can also write to, so it
-is read to fail closed: any summary that counts an error counts (printed lines cannot take a
-finding back), and a run without the sanitizer's own summary line counts as a finding (the
-sanitizer did not finish: something stopped it).
+Whether the tool found something is its exit status (--error-exitcode), read by the verdict
+process, which reaps the sanitizer: 0 is clean, ERROR_EXIT is a finding, anything else (a
+sanitizer killed or ended early) counts as a finding. The report shares the executor's output,
+which the student's code can also write to: it is shown as feedback, never decides.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .run import run_limited
+from .run import read_channel, run_limited
 
 ERROR_EXIT = 99
 HEAD = re.compile(r"^========= (?! )(?P<text>.*\S)")
@@ -100,30 +100,39 @@ def wrapper(sanitizer, tool):
 
 
 def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
-    """One test with its executor under the sanitizer (executor: the sandboxed argv)."""
+    """One test with its executor under the sanitizer (executor: the sandboxed argv).
+
+    The verdict comes from the sanitizer's exit status, which the verdict process reads when
+    it reaps the executor and sends on its result channel: the student's process shares the
+    report's stream and can print a summary of its own, but cannot change how the sanitizer
+    ended (and, in the sandbox, cannot signal it). The report's text is feedback."""
     command = [str(verdict), "-t", test_id, "--", *executor]
-    result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd)
+    result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True)
     report = result.output
     log = f"$ {' '.join(command)}\n{report}"
     count, findings = parse_report(report)
+    channel = read_channel(result)
+    ended = (channel.notes.get("executor") or [None])[-1] if channel.good else None
     run = SanitizerRun(tool=tool, test=test_id, status="clean", count=count,
                        findings=findings[:MAX_FINDINGS], log=log)
+    what = "hazard(s)" if tool == "racecheck" else "error(s)"
     if result.start_error:
         run.status, run.message = "error", f"could not start {verdict}: {result.start_error}"
     elif result.timed_out:
         run.status = "timeout"
         run.message = f"{tool} on {test_id} took longer than {time_limit:g} s and was stopped"
-    elif findings or count:
+    elif ended == f"exit {ERROR_EXIT}":
         run.status = "found"
         run.count = max(count, len(findings), 1)
-        run.message = f"{tool} on {test_id}: {run.count} " + (
-            "hazard(s)" if tool == "racecheck" else "error(s)")
-    elif not SUMMARY.search(report):
-        run.status, run.count = "found", 1
-        run.message = (f"{tool} on {test_id}: the sanitizer ended without its summary (was it "
-                       "stopped?): counted as a finding")
-    else:
+        run.message = f"{tool} on {test_id}: {run.count} {what}"
+    elif ended == "exit 0":
+        run.count, run.findings = 0, []
         run.message = f"{tool} on {test_id}: nothing found"
+    else:
+        run.status, run.count = "found", max(count, len(findings), 1)
+        how = ended or "no exit status (it never started, or the test process gave no result)"
+        run.message = (f"{tool} on {test_id}: the sanitizer did not finish ({how}): counted "
+                       "as a finding")
     return run
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .run import describe_signal, run_limited
+from . import cpu
+from .run import describe_signal, read_channel, run_limited
 
 ROUNDS = 2
 
@@ -30,6 +31,7 @@ ROUNDS = 2
 class Timing:
     ok: bool
     ms: float = None
+    cpu_ms: float = None  # the lab process's CPU time over the run, measured from outside
     message: str = ""
     output: str = ""
 
@@ -53,24 +55,27 @@ def speed_points(ratio, full_points, full_ratio=1.25, zero_ratio=3.0):
 
 
 def time_once(argv, env, time_limit):
-    """One run of a timed driver: its median time in ms, or why there is none."""
+    """One run of a timed driver: its median time in ms and the lab process's CPU time, or
+    why there is none."""
     result = run_limited(argv, time_limit=time_limit, env=env, channel=True)
-    lines = result.channel_lines()
+    channel = read_channel(result)
     if result.timed_out:
         return Timing(False, message=f"no answer within {time_limit:g} s", output=result.output)
     if result.signal is not None:
         return Timing(False, message=f"crashed: {describe_signal(result.signal)}",
                       output=result.output)
-    if len(lines) != 1 or not lines[0].startswith(result.token + " "):
+    if not channel.good or not channel.result:
         return Timing(False, message=f"no result from the timed driver (exit {result.exit_code})",
                       output=result.output)
-    word, _, rest = lines[0][len(result.token) + 1:].partition(" ")
-    if word == "ok" and result.exit_code == 0:
+    word, rest = channel.result[0], channel.result[1:]
+    if word == "ok" and result.exit_code == 0 and len(rest) >= 3:
         try:
-            return Timing(True, ms=float(rest.split()[0]), output=result.output)
-        except (IndexError, ValueError):
+            cpu = float(rest[2])
+            return Timing(True, ms=float(rest[0]), cpu_ms=cpu if cpu >= 0 else None,
+                          output=result.output)
+        except ValueError:
             pass
-    return Timing(False, message=f"{word}: {rest}".strip(), output=result.output)
+    return Timing(False, message=f"{word}: {' '.join(rest)}".strip(), output=result.output)
 
 
 def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
@@ -78,11 +83,13 @@ def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
     kit's timed driver with its options and, after `--`, the executor to time."""
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds, best of each side"]
     best = {"reference": None, "student": None}
+    least_cpu = {"reference": None, "student": None}
     for round_number in range(1, rounds + 1):
         for who, argv in (("reference", reference_argv), ("student", student_argv)):
             timing = time_once(argv, env, time_limit)
             log.append(f"round {round_number} {who}: "
-                       + (f"{timing.ms:.3f} ms" if timing.ok else timing.message))
+                       + (f"{timing.ms:.3f} ms, CPU {timing.cpu_ms if timing.cpu_ms is not None else 'unknown'} ms"
+                          if timing.ok else timing.message))
             if not timing.ok:
                 if who == "reference":
                     return SpeedResult(False, message="the reference solution could not be "
@@ -91,6 +98,17 @@ def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
                                    f"{timing.message}", log="\n".join(log))
             if best[who] is None or timing.ms < best[who]:
                 best[who] = timing.ms
+            if timing.cpu_ms is not None and (least_cpu[who] is None
+                                              or timing.cpu_ms < least_cpu[who]):
+                least_cpu[who] = timing.cpu_ms
+    # The clock alone would reward a sort done on the host (no kernels to wait for): the CPU
+    # time of the student's process, measured from outside, must be in line with the
+    # reference's.
+    used = least_cpu["student"] if least_cpu["student"] is not None else "unknown"
+    too_much = cpu.over_budget(used, least_cpu["reference"])
+    if too_much:
+        log.append(too_much)
+        return SpeedResult(False, message=f"no speed points: {too_much}", log="\n".join(log))
     reference_ms = max(best["reference"], 1e-6)
     ratio = best["student"] / reference_ms
     log.append(f"best: student {best['student']:.3f} ms, reference {reference_ms:.3f} ms, "

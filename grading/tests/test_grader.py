@@ -37,7 +37,7 @@ from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, s
 
 FIXTURE_KIT = TESTS / "fixture_kit"
 HOST = TESTS / "fixtures" / "host"
-FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox"]
+FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount"]
 BUILD = ROOT / "build"  # the real build; --build changes it
 STATE = {}  # the fixture build, made once
 
@@ -638,6 +638,73 @@ class GradeWithAFakeGpu(unittest.TestCase):
 # ---- the parts, one by one ------------------------------------------------------------------
 
 
+class MeasuredFromOutside(unittest.TestCase):
+    """What earns a point is measured by the grader, never taken from the student's process:
+    the GPU's facts (fixture lab 94's GPU suite), whether a test ran, the CPU time used."""
+
+    FACTS = 'echo "facts: ready {free} 8589934592 9 0 132 Fake GPU"; echo "GPU: a fake GPU"\n'
+
+    def _tests_of(self, results, lab="94-devcount"):
+        return {t["name"][len(lab) + 1:]: t for t in results["tests"]
+                if t["name"].startswith(lab + " ") and "/" in t["name"]}
+
+    def test_a_process_that_answers_for_a_gpu_passes_no_gpu_test_without_one(self):
+        # The hijacker answers "1 device", keeps "device" buffers in host memory and counts
+        # on the host; on this GPU-less machine its GPU suite must not pass a single test.
+        code, _, _, results, _ = grade(HOST / "hijack_socket", "--lab", "94")
+        tests = self._tests_of(results)
+        self.assertEqual(set(tests), {"4.1_device/some", "4.1_device/needs_memory",
+                                      "4.2_host/some"})
+        for name in ("4.1_device/some", "4.1_device/needs_memory"):
+            self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
+            self.assertEqual(tests[name]["score"], 0)
+
+    def test_a_process_that_never_opens_the_gpu_fails_its_gpu_tests(self):
+        build = GradeWithAFakeGpu().build_with_probe("build-fake-facts",
+                                                     self.FACTS.format(free=8589934592))
+        proc, results, _ = GradeWithAFakeGpu().grade_with(build, HOST / "hijack_socket",
+                                                          "fake-gpu-hijack")
+        self.assertIsNotNone(results, proc.stdout + proc.stderr)
+        tests = self._tests_of(results)
+        for name in ("4.1_device/some", "4.1_device/needs_memory"):
+            self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
+            self.assertIn("never opened the GPU", tests[name]["output"])
+
+    def test_a_test_that_does_not_run_is_not_passed(self):
+        # The test skips itself when the GPU has too little free memory, as the grader's probe
+        # measured it (here: none): skipped is never passed.
+        build = GradeWithAFakeGpu().build_with_probe("build-fake-no-memory",
+                                                     self.FACTS.format(free=0))
+        proc, results, _ = GradeWithAFakeGpu().grade_with(build, HOST / "good_devcount",
+                                                          "fake-gpu-skip")
+        self.assertIsNotNone(results, proc.stdout + proc.stderr)
+        test = self._tests_of(results)["4.1_device/needs_memory"]
+        self.assertEqual((test["status"], test["score"]), ("failed", 0), test["output"])
+        self.assertIn("not run, so not passed: needs 1 GiB of GPU memory", test["output"])
+
+    def test_cpu_time_over_the_references_fails_the_test(self):
+        code, _, _, results, _ = grade(HOST / "cpu_burner", "--lab", "94")
+        test = self._tests_of(results)["4.2_host/some"]
+        self.assertEqual(test["status"], "failed", test["output"])
+        self.assertIn("ms of CPU time", test["output"])
+        self.assertIn("the sort must run on the GPU", test["output"])
+        code, _, _, results, _ = grade(HOST / "good_devcount", "--lab", "94")
+        test = self._tests_of(results)["4.2_host/some"]
+        self.assertEqual(test["status"], "passed", test["output"])
+
+
+    def test_a_sanitizer_summary_printed_by_the_student_decides_nothing(self):
+        # The student's code prints a clean summary and kills its sanitizer: how the sanitizer
+        # ended (read by the verdict process, which reaps it) says it did not finish.
+        code, out, _, results, _ = grade(
+            HOST / "forged_sanitizer_summary", "--lab", "94", "--sanitize",
+            "--sanitizer", str(TESTS / "fake_sanitizer.sh"))
+        entry = next(t for t in results["tests"] if t["name"] == "94-devcount compute-sanitizer")
+        self.assertEqual(entry["status"], "failed", entry["output"])
+        self.assertIn("did not finish", entry["output"])
+        self.assertNotIn("nothing found", entry["output"])
+
+
 class ProcessRunner(unittest.TestCase):
     def test_time_limit_kills_the_whole_group(self):
         pid_file = STATE["tmp"] / "background.pid"
@@ -679,15 +746,30 @@ class ProcessRunner(unittest.TestCase):
         two_lines = ('echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
                      'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD')
         self.assertEqual(self.classify(two_lines).status, run.TAMPERED)
-        failed = ('printf "FAIL s/t (1 ms)\\n    tests/x.c:3: expected 1, got 2\\n"; '
-                  'echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
+        failed = ('echo "$KIT_RESULT_TOKEN note fail s/t tests/x.c:3: expected 1, got 2" '
+                  '>&$KIT_RESULT_FD; echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
         outcome = self.classify(failed)
         self.assertEqual((outcome.status, outcome.message), (run.FAILED, "expected 1, got 2"))
+        # A failure message printed on the output (which the student's code shares) is not
+        # the message: only the runner's note on the channel is.
+        forged = ('printf "FAIL s/t (1 ms)\\n    tests/x.c:3: \\033[2K10 / 10\\n"; '
+                  'echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
+        outcome = self.classify(forged)
+        self.assertEqual(outcome.status, run.FAILED)
+        self.assertNotIn("10 / 10", outcome.message)
+        late_note = ('echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
+                     'echo "$KIT_RESULT_TOKEN note cpu 1.0" >&$KIT_RESULT_FD')
+        self.assertEqual(self.classify(late_note).status, run.TAMPERED)
+        measured = ('echo "$KIT_RESULT_TOKEN note cpu 12.5" >&$KIT_RESULT_FD; '
+                    'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD')
+        outcome = self.classify(measured)
+        self.assertEqual((outcome.status, outcome.details["cpu_ms"]), (run.PASSED, 12.5))
         nonzero = 'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; exit 4'
         self.assertEqual(self.classify(nonzero).status, run.FAILED)
         printed_only = 'echo "PASS s/t"; echo "1 passed, 0 failed, 0 skipped"'
         self.assertEqual(self.classify(printed_only).status, run.NO_RESULT)
-        skipped = 'echo "SKIPPED s: no GPU here"; echo "$KIT_RESULT_TOKEN 0 0 1" >&$KIT_RESULT_FD'
+        skipped = ('echo "$KIT_RESULT_TOKEN note skip s/t no GPU here" >&$KIT_RESULT_FD; '
+                   'echo "$KIT_RESULT_TOKEN 0 0 1" >&$KIT_RESULT_FD')
         outcome = self.classify(skipped)
         self.assertEqual((outcome.status, outcome.message), (run.SKIPPED, "no GPU here"))
         self.assertEqual(self.classify("kill -SEGV $$").status, run.CRASHED)
@@ -748,8 +830,8 @@ class SpeedPoints(unittest.TestCase):
 
     def test_timing_through_the_channel(self):
         report = 'echo "$KIT_RESULT_TOKEN %s" >&$KIT_RESULT_FD\n'
-        reference = self.fake_driver("ref", report % "ok 1.000 0.9")
-        student = self.fake_driver("stu", report % "ok 2.000 1.9")
+        reference = self.fake_driver("ref", report % "ok 1.000 0.9 40.0")
+        student = self.fake_driver("stu", report % "ok 2.000 1.9 80.0")
         measured = speed.measure([student], [reference], ["-n", "2^10"], None, 10)
         self.assertTrue(measured.measured, measured.log)
         self.assertAlmostEqual(measured.ratio, 2.0)
@@ -759,6 +841,20 @@ class SpeedPoints(unittest.TestCase):
         self.assertIn("your sort could not be timed", measured.message)
         wrong = self.fake_driver("wrong", report % "wrong keys[3] is 7" + "exit 1\n")
         self.assertIn("keys[3] is 7", speed.measure([wrong], [reference], [], None, 10).message)
+
+    def test_a_fast_sort_on_the_host_gets_no_speed_points(self):
+        # Fast on the clock (no kernels to wait for), but its process used the CPU time of a
+        # sort, as the verdict side measured it from outside.
+        report = 'echo "$KIT_RESULT_TOKEN %s" >&$KIT_RESULT_FD\n'
+        reference = self.fake_driver("ref-cpu", report % "ok 1.000 0.9 40.0")
+        host = self.fake_driver("host", report % "ok 0.100 0.1 900.0")
+        measured = speed.measure([host], [reference], [], None, 10)
+        self.assertFalse(measured.measured, measured.log)
+        self.assertIn("the sort must run on the GPU", measured.message)
+        unmeasured = self.fake_driver("unmeasured", report % "ok 0.100 0.1 -1")
+        measured = speed.measure([unmeasured], [reference], [], None, 10)
+        self.assertFalse(measured.measured, measured.log)
+        self.assertIn("could not measure", measured.message)
 
     def test_the_rule(self):
         self.assertEqual(speed.speed_points(0.5, 10), 10)
