@@ -24,6 +24,10 @@ that no longer applies to the solution is a FAIL naming the fixture. expect.json
     speed_points               the speed points exactly (no speed entry counts as 0)
     sanitizer                  {"found": bool, "score": points, "output_has": [...]}; {} only
                                asks that the sanitizer ran
+    object_check               "clean" or "refused": what the grader's checks of the compiled
+                               object (allowlist, forbidden symbols) find; checked without a GPU
+                               by test_gpu_fixtures_build.py, not here
+A key not listed here is an error (a misspelt expectation would be a check that never runs).
 """
 
 import argparse
@@ -38,6 +42,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LAB = "01-oddeven"
 sys.path.insert(0, str(ROOT / "tools"))
 import fixture_patch  # noqa: E402  (tools/fixture_patch.py)
+
+EXPECT_KEYS = {
+    "about", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
+    "tests", "suites_pass", "suites_zero", "some_test_output_matches", "speed_below_max",
+    "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check",
+}
 
 
 def check(expect, results):
@@ -143,6 +153,10 @@ def main():
     fixture = Path(args.fixture).resolve()
     name = fixture.name
     expect = json.loads((fixture / "expect.json").read_text())
+    unknown = sorted(set(expect) - EXPECT_KEYS)
+    if unknown:
+        print(f"FAIL {name}: expect.json has keys this checker does not know: {unknown}")
+        return 1
     out = Path(args.out or Path(args.build) / "gpu-fixtures" / name)
     if "grade" in expect:
         submission = ROOT / expect["grade"]
