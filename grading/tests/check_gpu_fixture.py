@@ -6,9 +6,10 @@ Prints one line: `PASS name: ...` or `FAIL name: what was wrong`; exit 0 or 1 (2
 not grade at all, e.g. no GPU).
 
 FIXTURE_DIR holds expect.json and the fixture's Lab 01 student file: an oddeven.cu of its own,
-or a change.cu, the reference solution with one change (tools/fixture_patch.py says how it is
-written). Either way the file graded is written to OUT/submission/oddeven.cu first; a change
-that no longer applies to the solution is a FAIL naming the fixture. expect.json:
+or a change.cu, the reference solution with one change (fixture_patch.py, beside this file,
+says how it is written). Either way the file graded is written to OUT/submission/oddeven.cu
+first; a change that no longer applies to the solution is a FAIL naming the fixture.
+expect.json:
     about                      one line on what the fixture shows
     grade                      grade this folder of the kit instead (e.g. "solutions", "labs")
     options                    more grading/grade options (e.g. ["--sanitize"])
@@ -40,8 +41,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "01-oddeven"
-sys.path.insert(0, str(ROOT / "tools"))
-import fixture_patch  # noqa: E402  (tools/fixture_patch.py)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 
 EXPECT_KEYS = {
     "about", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",

@@ -4,7 +4,7 @@
 usage: python3 grading/tests/test_gpu_fixtures_build.py [--build BUILD] [unittest options, names]
 
 The fixtures themselves are graded on a GPU (run_gpu_fixtures.sh); here each one's student
-file is written (tools/fixture_patch.py: a change.cu applied to the reference solution, or
+file is written (fixture_patch.py: a change.cu applied to the reference solution, or
 the fixture's own oddeven.cu) and compiled with nvcc -c and the lab's flags from
 BUILD/grading.env, for sm_90 alone, as the grader compiles a student's file. Where a fixture's
 expect.json says what the grader's object checks find ("object_check": "clean" or
@@ -30,10 +30,9 @@ GRADING = TESTS.parent
 ROOT = GRADING.parent
 sys.path.insert(0, str(GRADING))
 sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(ROOT / "tools"))
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
 import counted  # noqa: E402  (grading/tests/counted.py)
-import fixture_patch  # noqa: E402  (tools/fixture_patch.py)
+import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 from fixture_patch import FixtureError  # noqa: E402
 
 from kitgrader import build, discover, forbidden  # noqa: E402
@@ -140,7 +139,7 @@ class Compiles(Built):
 
 
 class Changes(unittest.TestCase):
-    """tools/fixture_patch.py: what it writes, and that it fails loudly."""
+    """fixture_patch.py: what it writes, and that it fails loudly."""
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="fixture-patch-", dir=BUILD))
@@ -229,7 +228,7 @@ class Changes(unittest.TestCase):
     def test_the_command_line_fails_with_status_2(self):
         moved = self.solution_with("#define THREADS_PER_BLOCK 256\n",
                                    "#define THREADS_PER_BLOCK 255\n")
-        proc = subprocess.run([sys.executable, str(ROOT / "tools" / "fixture_patch.py"),
+        proc = subprocess.run([sys.executable, str(TESTS / "fixture_patch.py"),
                                str(FIXTURES / "variation"), "--solution", str(moved)],
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 2)

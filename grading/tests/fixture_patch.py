@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fixture_patch: writes a grader GPU fixture's student file from the reference solution.
 
-    tools/fixture_patch.py grading/tests/fixtures/gpu/slow [-o OUT_FILE] [--solution FILE]
+    grading/tests/fixture_patch.py grading/tests/fixtures/gpu/slow [-o OUT_FILE] [--solution FILE]
 
 Most GPU fixtures (grading/tests/fixtures/gpu/) are the reference solution with one fault.
 Such a fixture holds a `change.cu` instead of a copy of the solution: the fixture's header
@@ -42,7 +42,8 @@ written and the message names the fixture, the edit and what was found. A change
 leaves the solution as it was is refused too.
 
 A fixture with its own oddeven.cu (a file of its own, not a change) is copied as it is.
-Exit status: 0 written, 2 an error (the message on stderr).
+Exit status: 0 written, 2 an error (the message on stderr). It lives with the grader's tests,
+not in tools/, so that neither the student package nor Gradescope's autograder carries it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "01-oddeven" / "oddeven.cu"
 STUDENT_FILE = "oddeven.cu"
 CHANGE_FILE = "change.cu"
