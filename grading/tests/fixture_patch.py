@@ -179,12 +179,11 @@ def apply(lines, edit, what):
     size = len(edit.anchor)
     placed = [i for i in found if all(line.todo == edit.todo for line in lines[i:i + size])]
     if len(placed) != 1:
-        first = edit.anchor[0].strip()
-        detail = f"found {len(placed)} times {edit.where()}"
+        detail = f"found {len(placed)} times there"
         if len(found) > len(placed):
             detail += f" and {len(found) - len(placed)} times elsewhere (did a marker move?)"
-        raise FixtureError(f"{what}: the lines from `{first}` must be found once "
-                           f"{edit.where()} of the base, but were {detail}")
+        raise FixtureError(f"{what}: the lines from `{edit.anchor[0].strip()}` must be found "
+                           f"once {edit.where()} of the base, but were {detail}")
     start = placed[0]
     new = [Line(text, edit.todo) for text in edit.new]
     if edit.verb == "REPLACE":
