@@ -5,7 +5,11 @@ usage: check_gpu_fixture.py [--build BUILD] [--out OUT] FIXTURE_DIR
 Prints one line: `PASS name: ...` or `FAIL name: what was wrong`; exit 0 or 1 (2: it could
 not grade at all, e.g. no GPU).
 
-FIXTURE_DIR holds a Lab 01 student file (oddeven.cu) and expect.json:
+FIXTURE_DIR holds expect.json and the fixture's Lab 01 student file: an oddeven.cu of its own,
+or a change.cu, the reference solution with one change (fixture_patch.py, beside this file,
+says how it is written). Either way the file graded is written to OUT/submission/oddeven.cu
+first; a change that no longer applies to the solution is a FAIL naming the fixture.
+expect.json:
     about                      one line on what the fixture shows
     grade                      grade this folder of the kit instead (e.g. "solutions", "labs")
     options                    more grading/grade options (e.g. ["--sanitize"])
@@ -15,9 +19,16 @@ FIXTURE_DIR holds a Lab 01 student file (oddeven.cu) and expect.json:
     max_score                  the lab's maximum
     tests                      {"SUITE/TEST": {"status": "passed"|"failed", "output_has": "..."}}
     suites_pass                suites whose every test must pass
+    suites_zero                suites whose every test must fail (none of their points)
     some_test_output_matches   a regular expression some test's output must match
     speed_below_max / speed_full / speed_output_has
-    sanitizer                  {"found": bool, "score": points, "output_has": [...]}
+    speed_points               the speed points exactly (no speed entry counts as 0)
+    sanitizer                  {"found": bool, "score": points, "output_has": [...]}; {} only
+                               asks that the sanitizer ran
+    object_check               "clean" or "refused": what the grader's checks of the compiled
+                               object (allowlist, forbidden symbols) find; checked without a GPU
+                               by test_gpu_fixtures_build.py, not here
+A key not listed here is an error (a misspelt expectation would be a check that never runs).
 """
 
 import argparse
@@ -30,6 +41,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "01-oddeven"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
+
+EXPECT_KEYS = {
+    "about", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
+    "tests", "suites_pass", "suites_zero", "some_test_output_matches", "speed_below_max",
+    "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check",
+}
 
 
 def check(expect, results):
@@ -64,6 +83,13 @@ def check(expect, results):
         if bad or not any(n.startswith(suite + "/") for n in tests):
             problems.append(f"suite {suite}: not all passed ({', '.join(bad) or 'no tests'}: "
                             + (tests[bad[0]]["output"][:160] if bad else "") + ")")
+    for suite in expect.get("suites_zero", []):
+        passed = [n for n, t in tests.items()
+                  if n.startswith(suite + "/") and t["status"] == "passed"]
+        if passed or not any(n.startswith(suite + "/") for n in tests):
+            problems.append(f"suite {suite}: expected every test to fail, but "
+                            + (f"{len(passed)} passed ({', '.join(passed[:3])})" if passed
+                               else "it has no tests"))
     if "some_test_output_matches" in expect:
         pattern = re.compile(expect["some_test_output_matches"])
         if not any(pattern.search(t["output"]) for t in tests.values()):
@@ -83,6 +109,11 @@ def check(expect, results):
             if "speed_output_has" in expect and expect["speed_output_has"] not in speed["output"]:
                 problems.append(f"speed output lacks {expect['speed_output_has']!r}: "
                                 f"{speed['output']}")
+    if "speed_points" in expect:
+        points = speed["score"] if speed else 0
+        if abs(points - expect["speed_points"]) > 1e-6:
+            problems.append(f"speed {points} points, expected {expect['speed_points']}"
+                            + (f" ({speed['output'][:200]})" if speed else ""))
     if "sanitizer" in expect:
         want, got = expect["sanitizer"], tests.get("compute-sanitizer")
         if got is None:
@@ -123,8 +154,20 @@ def main():
     fixture = Path(args.fixture).resolve()
     name = fixture.name
     expect = json.loads((fixture / "expect.json").read_text())
+    unknown = sorted(set(expect) - EXPECT_KEYS)
+    if unknown:
+        print(f"FAIL {name}: expect.json has keys this checker does not know: {unknown}")
+        return 1
     out = Path(args.out or Path(args.build) / "gpu-fixtures" / name)
-    submission = ROOT / expect["grade"] if "grade" in expect else fixture
+    if "grade" in expect:
+        submission = ROOT / expect["grade"]
+    else:
+        submission = out / "submission"
+        try:
+            fixture_patch.write(fixture, submission / fixture_patch.STUDENT_FILE)
+        except fixture_patch.FixtureError as err:
+            print(f"FAIL {name}: its student file cannot be written: {err}")
+            return 1
     command = [sys.executable, str(ROOT / "grading" / "grade"), "-q", "--build", args.build,
                "--lab", LAB, "--out", str(out), *expect.get("options", []), str(submission)]
     start = time.monotonic()

@@ -4,6 +4,9 @@
 # shipped skeleton) and checks what its expect.json says: a kernel that never ends, an
 # illegal address, an out-of-bounds write named by memcheck, a missing __syncthreads()
 # named by racecheck, a host-side sort flagged, a slow but right sort losing speed points.
+# A fixture that is the solution with one change holds a change.cu, not a copy: its student
+# file is written from solutions/01-oddeven/oddeven.cu (grading/tests/fixture_patch.py) into
+# its output folder before it is graded, and a change that no longer applies fails that fixture.
 #
 # usage: bash grading/tests/run_gpu_fixtures.sh [BUILD_DIR] [FIXTURE_NAME...]
 # Run it from anywhere, after `make` (it runs `make all` itself when BUILD_DIR/grading.env is

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""fixture_patch: writes a grader GPU fixture's student file from the reference solution.
+
+    grading/tests/fixture_patch.py grading/tests/fixtures/gpu/slow [-o OUT_FILE] [--solution FILE]
+
+Most GPU fixtures (grading/tests/fixtures/gpu/) are the reference solution with one fault.
+Such a fixture holds a `change.cu` instead of a copy of the solution: the fixture's header
+comment, then the change as edits of solutions/01-oddeven/oddeven.cu, each one anchored to
+lines of the solution and, for code a student writes, to the solution's marked blocks (the
+BEGIN SOLUTION / END SOLUTION markers tools/skeleton.c reads):
+
+    /**
+     * @file oddeven.cu
+     * @brief ...what the fixture shows (it replaces the solution's file comment)...
+     */
+    /* REPLACE IN 1.2 */             these lines, inside a block of TODO 1.2 ...
+            CUDA_TRY(oddeven_phase(d_keys, n, (unsigned)phase));
+    /* WITH */                       ... become these
+            ...
+    /* END */
+
+    /* AFTER IN 1.1 */               after these lines, inside a block of TODO 1.1 ...
+    /* INSERT */                     ... come these
+    /* END */                        (BEFORE ... INSERT ... END the same way)
+
+    /* BEFORE */                     without IN: the lines are outside every marked block
+    #include "cuda_check.h"          (includes, helpers, the code around the TODOs)
+    /* INSERT */
+    ...
+    /* END */
+
+Each directive is a line of its own at column 0; the lines between directives are taken as
+they are (blank lines included); blank lines between one END and the next directive are
+ignored. `/* BASE NAME */`, as the first directive, starts from the sibling fixture NAME's
+student file instead of the solution (then there are no marked blocks and no IN).
+
+The result is what a student would hand in: the markers and skeleton stubs are gone, the
+solution's code stays, with the edits applied in order. Anchors must match exactly once, in
+the place the edit names: when the solution changes so that an anchor is gone, found twice,
+or no longer inside (or outside) the TODO's blocks (a marker moved), the fixture is not
+written and the message names the fixture, the edit and what was found. A change that
+leaves the solution as it was is refused too.
+
+A fixture with its own oddeven.cu (a file of its own, not a change) is copied as it is.
+Exit status: 0 written, 2 an error (the message on stderr). It lives with the grader's tests,
+not in tools/, so that neither the student package nor Gradescope's autograder carries it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTION = ROOT / "solutions" / "01-oddeven" / "oddeven.cu"
+STUDENT_FILE = "oddeven.cu"
+CHANGE_FILE = "change.cu"
+
+DIRECTIVE = re.compile(r"^/\* (BASE|REPLACE|AFTER|BEFORE|WITH|INSERT|END)(?: (.*?))? \*/$")
+OPENERS = {"REPLACE": "WITH", "AFTER": "INSERT", "BEFORE": "INSERT"}
+
+
+class FixtureError(Exception):
+    """A fixture that cannot be written; the message names the fixture and what is wrong."""
+
+
+@dataclass
+class Line:
+    text: str  # with its newline
+    todo: str | None  # the TODO id of the marked block it is in; None outside every block
+
+
+@dataclass
+class Edit:
+    verb: str  # REPLACE, AFTER or BEFORE
+    todo: str | None  # IN <id>, or None: outside the marked blocks
+    anchor: list = field(default_factory=list)
+    new: list = field(default_factory=list)
+    at: int = 0  # line number of the directive in change.cu
+
+    def where(self):
+        return f"inside TODO {self.todo}'s blocks" if self.todo else "outside the marked blocks"
+
+
+def marked_lines(text, path):
+    """The solution's code lines with the TODO id of the block each one is in; the marker
+    lines and the skeleton's stubs left out (the rules of tools/skeleton.c)."""
+    lines, todo, in_stub, opened_at = [], None, False, 0
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        stripped = line.strip()
+        begin = re.match(r"/\* BEGIN SOLUTION (\S+) .*\*/$", stripped)
+        if begin:
+            if todo is not None:
+                raise FixtureError(f"{path}:{number}: BEGIN SOLUTION inside the block opened "
+                                   f"at line {opened_at}")
+            todo, in_stub, opened_at = begin.group(1), False, number
+        elif stripped == "/* SKELETON */":
+            if todo is None or in_stub:
+                raise FixtureError(f"{path}:{number}: SKELETON outside a solution block")
+            in_stub = True
+        elif stripped == "/* END SOLUTION */":
+            if todo is None:
+                raise FixtureError(f"{path}:{number}: END SOLUTION without BEGIN SOLUTION")
+            todo, in_stub = None, False
+        elif not in_stub:
+            lines.append(Line(line, todo))
+    if todo is not None:
+        raise FixtureError(f"{path}: the block opened at line {opened_at} is never closed")
+    return lines
+
+
+def parse_change(text, path):
+    """(header lines, base fixture name or None, edits) of a change.cu."""
+    lines = text.splitlines(keepends=True)
+    header, edits, base = [], [], None
+    section = None  # the list the lines go to: None between edits
+    expect = None  # the directive that must come next: WITH, INSERT or END
+    for number, line in enumerate(lines, 1):
+        directive = DIRECTIVE.match(line.rstrip("\n"))
+        if not directive:
+            if section is not None:
+                section.append(line)
+            elif not edits and base is None:
+                header.append(line)  # before the first directive
+            elif line.strip():
+                raise FixtureError(f"{path}:{number}: a line outside an edit (edits are "
+                                   f"REPLACE/WITH/END, AFTER/INSERT/END, BEFORE/INSERT/END)")
+            continue
+        word, argument = directive.group(1), directive.group(2)
+        if word == "BASE":
+            if edits or base or section is not None:
+                raise FixtureError(f"{path}:{number}: BASE must come before every edit")
+            base = argument
+            continue
+        if word in OPENERS:
+            if section is not None:
+                raise FixtureError(f"{path}:{number}: {word} before the {expect} the edit at "
+                                   f"line {edits[-1].at} needs")
+            scope = re.fullmatch(r"IN (\S+)", argument) if argument else None
+            if argument and not scope:
+                raise FixtureError(f"{path}:{number}: write `{word} IN <TODO id>` or `{word}`")
+            edits.append(Edit(word, scope.group(1) if scope else None, at=number))
+            section, expect = edits[-1].anchor, OPENERS[word]
+        elif word == expect and word in ("WITH", "INSERT"):
+            section, expect = edits[-1].new, "END"
+        elif word == expect == "END":
+            section, expect = None, None
+        else:
+            raise FixtureError(f"{path}:{number}: {word} where "
+                               + (f"{expect} was expected" if expect else "an edit must start"))
+    if section is not None:
+        raise FixtureError(f"{path}: the edit at line {edits[-1].at} has no {expect}")
+    while header and not header[-1].strip():
+        header.pop()
+    if not header or not header[0].startswith("/*"):
+        raise FixtureError(f"{path}: must start with the fixture's header comment")
+    if not edits:
+        raise FixtureError(f"{path}: no edit (REPLACE, AFTER or BEFORE)")
+    return header, base, edits
+
+
+def occurrences(lines, anchor):
+    """Where the anchor's lines start in lines (every place)."""
+    texts = [line.text for line in lines]
+    size = len(anchor)
+    return [i for i in range(len(texts) - size + 1) if texts[i:i + size] == anchor]
+
+
+def apply(lines, edit, what):
+    """Applies one edit to lines in place."""
+    if not edit.anchor:
+        raise FixtureError(f"{what}: the edit has no lines to find")
+    if edit.verb == "REPLACE" and edit.anchor == edit.new:
+        raise FixtureError(f"{what}: REPLACE ... WITH the same lines changes nothing")
+    found = occurrences(lines, edit.anchor)
+    size = len(edit.anchor)
+    placed = [i for i in found if all(line.todo == edit.todo for line in lines[i:i + size])]
+    if len(placed) != 1:
+        detail = f"found {len(placed)} times there"
+        if len(found) > len(placed):
+            detail += f" and {len(found) - len(placed)} times elsewhere (did a marker move?)"
+        raise FixtureError(f"{what}: the lines from `{edit.anchor[0].strip()}` must be found "
+                           f"once {edit.where()} of the base, but were {detail}")
+    start = placed[0]
+    new = [Line(text, edit.todo) for text in edit.new]
+    if edit.verb == "REPLACE":
+        lines[start:start + size] = new
+    elif edit.verb == "AFTER":
+        lines[start + size:start + size] = new
+    else:
+        lines[start:start] = new
+
+
+def without_file_comment(lines):
+    """lines less the comment they start with (the base's file comment)."""
+    if not lines or not lines[0].text.lstrip().startswith("/*"):
+        return lines
+    for i, line in enumerate(lines):
+        if "*/" in line.text:
+            return lines[i + 1:]
+    return lines
+
+
+def base_lines(fixture, base, solution):
+    """The lines the edits apply to: the marked solution, or a sibling fixture's file."""
+    if base is None:
+        return marked_lines(Path(solution).read_text(), solution)
+    sibling = fixture.parent / base
+    if not sibling.is_dir() or sibling.resolve() == fixture.resolve():
+        raise FixtureError(f"BASE {base}: no fixture {sibling}")
+    return [Line(text, None) for text in source(sibling, solution).splitlines(keepends=True)]
+
+
+def source(fixture, solution=SOLUTION):
+    """The fixture's student file, as text: its oddeven.cu, or its change.cu applied."""
+    fixture = Path(fixture)
+    own, change = fixture / STUDENT_FILE, fixture / CHANGE_FILE
+    if own.is_file() and change.is_file():
+        raise FixtureError(f"fixture {fixture.name}: has both {STUDENT_FILE} and {CHANGE_FILE}")
+    if own.is_file():
+        return own.read_text()
+    if not change.is_file():
+        raise FixtureError(f"fixture {fixture.name}: has neither {STUDENT_FILE} nor "
+                           f"{CHANGE_FILE}")
+    try:
+        header, base, edits = parse_change(change.read_text(), change)
+        lines = base_lines(fixture, base, solution)
+        before = "".join(line.text for line in lines)
+        for edit in edits:
+            if edit.todo and base:
+                raise FixtureError(f"{change}:{edit.at}: IN {edit.todo}: the base {base} has "
+                                   f"no marked blocks")
+            if edit.todo and not any(line.todo == edit.todo for line in lines):
+                raise FixtureError(f"{change}:{edit.at}: the base has no block of TODO "
+                                   f"{edit.todo}")
+            apply(lines, edit, f"{change}:{edit.at} ({edit.verb}"
+                               + (f" IN {edit.todo})" if edit.todo else ")"))
+        body = "".join(line.text for line in lines)
+        if body == before:
+            raise FixtureError(f"{change}: the edits leave the base as it was")
+        return "".join(header) + "".join(line.text for line in without_file_comment(lines))
+    except FixtureError as err:
+        raise FixtureError(f"fixture {fixture.name}: {err}") from None
+    except OSError as err:
+        raise FixtureError(f"fixture {fixture.name}: {err}") from None
+
+
+def write(fixture, out, solution=SOLUTION):
+    """Writes the fixture's student file to out (a file path); returns out."""
+    text = source(fixture, solution)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fixture", help="a folder of grading/tests/fixtures/gpu/")
+    parser.add_argument("-o", "--out", help="the file to write (default: standard output)")
+    parser.add_argument("--solution", default=str(SOLUTION),
+                        help="the marked solution the changes apply to")
+    args = parser.parse_args()
+    try:
+        if args.out:
+            write(args.fixture, args.out, args.solution)
+        else:
+            sys.stdout.write(source(args.fixture, args.solution))
+    except FixtureError as err:
+        print(f"fixture_patch: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
