@@ -76,6 +76,10 @@ def timed_binary(lab):
     return lab.kit.build / "grading" / f"timed_{lab.symbol_id}"
 
 
+def _cpu_text(cpu_ms):
+    return f"{cpu_ms:.1f} ms" if isinstance(cpu_ms, float) else str(cpu_ms or "none")
+
+
 def log_name(test_id):
     return test_id.replace("/", ".") + ".log"
 
@@ -393,7 +397,9 @@ class SubmissionGrader:
         log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
                        f"status: {run.status}; exit code {process.exit_code}, signal "
                        f"{process.signal}, {process.output_bytes} bytes of output, "
-                       f"{process.elapsed:.2f} s\n{run.message}\n---\n{process.output}")
+                       f"{process.elapsed:.2f} s, CPU time of the process running your code "
+                       f"{_cpu_text(run.details.get('cpu_ms'))}\n{run.message}\n---\n"
+                       f"{process.output}")
         run.log = str(log)
         if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
             # Killing a process in the middle of a kernel must leave the GPU usable.
