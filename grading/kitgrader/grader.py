@@ -417,10 +417,10 @@ class SubmissionGrader:
         (cpu.py): measured from outside by the verdict process, never reported by the
         student's process."""
         used = run.details.get("cpu_ms")
-        if not cpu.needs_reference(used) and used != "unknown":
+        if not cpu.needs_reference(lab.rubric.cpu, used) and used != "unknown":
             return
         reference = self.ctx.reference_cpu_ms(lab, test, self.env)
-        message = cpu.over_budget(used, reference)
+        message = cpu.over_budget(lab.rubric.cpu, used, reference)
         run.details["reference_cpu_ms"] = reference
         if message:
             run.status, run.message = FAILED, message
@@ -445,7 +445,7 @@ class SubmissionGrader:
         measured = speed.measure(
             [timed, *rule.args, "--", *build.executor_command(iso, executor, limit)],
             [timed, *rule.args, "--", *build.executor_command(iso, plan.reference_executor, limit)],
-            rule.args, self.env, limit)
+            rule.args, self.env, limit, cpu_rule=lab.rubric.cpu)
         (logs / "speed.log").write_text(measured.log + "\n")
         outcome.log = measured.log
         if not measured.measured:

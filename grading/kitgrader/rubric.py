@@ -26,7 +26,10 @@
         "deduction": 0,                      points off the lab when a tool finds something
         "time_limit_s": 300
       },
-      "forbidden": [{"pattern": "regex on nm -C names", "why": "what the message says"}]
+      "forbidden": [{"pattern": "regex on nm -C names", "why": "what the message says"}],
+      "cpu": {"factor": 3, "slack_ms": 250}  a test's process may use this much CPU time:
+                                             factor * the reference's on the same test +
+                                             slack_ms (cpu.py); the defaults shown
     }
 
 Keys starting with "_" are comments. Points are split equally among a suite's tests. A bonus
@@ -73,6 +76,14 @@ class SpeedRule:
 
 
 @dataclass
+class CpuRule:
+    """How much CPU time a test's process may use against the reference's (cpu.py)."""
+
+    factor: float = 3.0
+    slack_ms: float = 250.0
+
+
+@dataclass
 class SanitizerRule:
     tests: object = "first"  # "first", "all" or a list of SUITE/TEST
     tools: list = field(default_factory=lambda: ["memcheck", "racecheck"])
@@ -91,6 +102,7 @@ class Rubric:
     sanitizer: SanitizerRule = field(default_factory=SanitizerRule)
     forbidden: list = field(default_factory=list)  # [(compiled regex, why)]
     allow: list = field(default_factory=list)  # imports allowed beyond allowlist.py's BASE
+    cpu: CpuRule = field(default_factory=CpuRule)
     source: str = "default"  # the rubric file, or "default"
 
     @property
@@ -169,7 +181,7 @@ def load_rubric(path, lab_id, lab_name):
         raise GraderError(f"rubric {path}: cannot read it: {err}")
     r = _Reader(path)
     r.keys(data, "top level", ["lab", "title", "student_file", "time_limit_s", "suites",
-                               "speed", "sanitizer", "forbidden", "allow"])
+                               "speed", "sanitizer", "forbidden", "allow", "cpu"])
     if "lab" in data and data["lab"] != lab_id:
         r.fail("lab", f"says {data['lab']!r} but the file is for {lab_id!r}")
     rubric = Rubric(
@@ -185,6 +197,11 @@ def load_rubric(path, lab_id, lab_name):
     if not isinstance(allow, list) or not all(isinstance(a, str) and a for a in allow):
         r.fail("allow", "must be a list of names a lab file may call, e.g. [\"cudaMallocHost\"]")
     rubric.allow = list(allow)
+    if "cpu" in data:
+        spec = data["cpu"]
+        r.keys(spec, "cpu", ["factor", "slack_ms", "_comment"])
+        rubric.cpu = CpuRule(factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
+                             slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0))
     suites = data.get("suites", {})
     r.keys(suites, "suites", list(suites))
     for name, spec in suites.items():

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import cpu
+from .rubric import CpuRule
 from .run import describe_signal, read_channel, run_limited
 
 ROUNDS = 2
@@ -78,7 +79,7 @@ def time_once(argv, env, time_limit):
     return Timing(False, message=f"{word}: {' '.join(rest)}".strip(), output=result.output)
 
 
-def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
+def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS, cpu_rule=None):
     """Alternates reference and student runs; see the module's comment. Each argv is the
     kit's timed driver with its options and, after `--`, the executor to time."""
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds, best of each side"]
@@ -105,7 +106,7 @@ def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS):
     # time of the student's process, measured from outside, must be in line with the
     # reference's.
     used = least_cpu["student"] if least_cpu["student"] is not None else "unknown"
-    too_much = cpu.over_budget(used, least_cpu["reference"])
+    too_much = cpu.over_budget(cpu_rule or CpuRule(), used, least_cpu["reference"])
     if too_much:
         log.append(too_much)
         return SpeedResult(False, message=f"no speed points: {too_much}", log="\n".join(log))
