@@ -654,7 +654,7 @@ class MeasuredFromOutside(unittest.TestCase):
         code, _, _, results, _ = grade(HOST / "hijack_socket", "--lab", "94")
         tests = self._tests_of(results)
         self.assertEqual(set(tests), {"4.1_device/some", "4.1_device/needs_memory",
-                                      "4.2_host/some"})
+                                      "4.2_host/some", "4.2_host/none"})
         for name in ("4.1_device/some", "4.1_device/needs_memory"):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertEqual(tests[name]["score"], 0)
@@ -688,9 +688,14 @@ class MeasuredFromOutside(unittest.TestCase):
         self.assertEqual(test["status"], "failed", test["output"])
         self.assertIn("ms of CPU time", test["output"])
         self.assertIn("the sort must run on the GPU", test["output"])
+        other = self._tests_of(results)["4.2_host/none"]
+        self.assertEqual(other["status"], "failed", other["output"])
+        self.assertIn("not scored: in 4.2_host/some your code did the work on the host",
+                      other["output"])
         code, _, _, results, _ = grade(HOST / "good_devcount", "--lab", "94")
-        test = self._tests_of(results)["4.2_host/some"]
-        self.assertEqual(test["status"], "passed", test["output"])
+        for name in ("4.2_host/some", "4.2_host/none"):
+            test = self._tests_of(results)[name]
+            self.assertEqual(test["status"], "passed", test["output"])
 
 
     def test_a_sanitizer_summary_printed_by_the_student_decides_nothing(self):

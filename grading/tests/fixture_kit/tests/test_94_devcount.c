@@ -53,6 +53,15 @@ static void test_host_some(void)
     }
 }
 
+static void test_host_none(void)
+{
+    const int values[] = {1, 2, 3};
+    size_t got = devcount_zeros_host(values, 3);
+    if (got != 0) {
+        KIT_FAIL("devcount_zeros_host({1,2,3}) should be 0, got %zu", got);
+    }
+}
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("4.1_device", 1);
@@ -60,4 +69,5 @@ void kit_register_suites(void)
     kit_add_test(s, "needs_memory", test_device_needs_memory);
     s = kit_add_suite("4.2_host", 0);
     kit_add_sanitized_test(s, "some", test_host_some);
+    kit_add_test(s, "none", test_host_none);
 }
