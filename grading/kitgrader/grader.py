@@ -50,6 +50,7 @@ class Options:
     test_jobs: int = 1  # tests of one submission run at once (on its one GPU)
     sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
     gpu_arch: str = None  # e.g. "sm_90": every GPU graded on is one; compile for it alone
+    fail_closed: str = ""  # "a class run", "a Gradescope run": refuse weak isolation (sandbox.py)
 
 
 @dataclass
@@ -104,6 +105,10 @@ class GradingContext:
         binds = [self.kit.root / "common", self.kit.labs_root, self.kit.build, self.work_root]
         self.isolation = sandbox.detect(self.kit.build / "tools" / "sandbox_exec", binds,
                                         self.options.sandbox)
+        if self.options.fail_closed:
+            sandbox.check_fail_closed(self.isolation, self.options.sandbox,
+                                      self.options.fail_closed)
+        sandbox.protect_secrets(self.isolation, sandbox.secret_paths(self.kit))
         for lab in self.labs:
             self.toolchain.flags_for(lab.id)
             try:
@@ -182,7 +187,7 @@ class SubmissionGrader:
     """Grades one submission folder; see the module's comment."""
 
     def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None,
-                 work_dir=None):
+                 work_dir=None, slot=0):
         self.ctx = context
         self.work_dir = Path(work_dir).resolve() if work_dir else None
         self.name = name
@@ -191,6 +196,10 @@ class SubmissionGrader:
         self.gpu_id = gpu_id
         self.labs = labs if labs is not None else context.labs
         self.env = gpu.gpu_env(gpu_id)
+        # The slot's own uid and its GPU's device file alone ("": no GPU, for the grader's
+        # own tests, which run none).
+        self.isolation = context.isolation.for_slot(
+            slot, gpu_id if gpu_id is not None or context.options.gpu_check else "")
         self.echo = echo or (lambda text: None)
         self.deadline = None
 
@@ -218,7 +227,10 @@ class SubmissionGrader:
                 result.labs.append(self.grade_lab(lab))
         except NoGpu as err:
             result.error, result.exit_code = str(err), err.exit_code
+        except sandbox.SandboxFailed as err:
+            result.error, result.exit_code = str(err), err.exit_code
         finally:
+            sandbox.end_slot(self.isolation)
             result.elapsed = time.monotonic() - start
             if not opts.keep_work:
                 shutil.rmtree(self.work, ignore_errors=True)
@@ -261,7 +273,7 @@ class SubmissionGrader:
 
     def _grade_lab_steps(self, lab, plan, result):
         opts = self.ctx.options
-        iso, tc = self.ctx.isolation, self.ctx.toolchain
+        iso, tc = self.isolation, self.ctx.toolchain
         source = find_student_file(self.submission, lab)
         if source is None:
             copies = misplaced_copies(self.submission, lab)
@@ -351,9 +363,12 @@ class SubmissionGrader:
                                    "of grading time")
         limit = self.ctx.test_limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
-        command = build.executor_command(self.ctx.isolation, executor, limit)
+        command = build.executor_command(self.isolation, executor, limit)
         run, process = run_test(binary, test, time_limit=limit, env=self.env, cwd=work,
                                 output_limit=opts.output_limit, executor=command)
+        if not run.passed and build.sandbox_words(process.output):
+            # The launcher or bubblewrap spoke: was it the sandbox that could not start?
+            sandbox.check_starts(self.isolation)
         log = logs / log_name(test.id)
         log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
                        f"status: {run.status}; exit code {process.exit_code}, signal "
@@ -383,7 +398,7 @@ class SubmissionGrader:
             outcome.message = "not measured: this submission used up its grading time"
             return
         self.echo(f"{lab.id}: speed")
-        iso, timed = self.ctx.isolation, timed_binary(lab)
+        iso, timed = self.isolation, timed_binary(lab)
         limit = rule.time_limit_s
         measured = speed.measure(
             [timed, *rule.args, "--", *build.executor_command(iso, executor, limit)],
@@ -422,7 +437,7 @@ class SubmissionGrader:
                 self.echo(f"{lab.id}: {tool} {test_id}")
                 log = logs / f"{tool}.{log_name(test_id)}"
                 wrapper, binds = sanitize.wrapper(tool_path, tool)
-                command = build.executor_command(self.ctx.isolation, executor,
+                command = build.executor_command(self.isolation, executor,
                                                  rule.time_limit_s, wrapper, binds)
                 run = sanitize.run_tool(tool, verdict_binary(lab), test_id, command, self.env,
                                         rule.time_limit_s, cwd=work)
