@@ -40,14 +40,16 @@
  *         no signal to any process but itself (kill, tkill, tgkill, rt_sigqueueinfo,
  *         rt_tgsigqueueinfo, pidfd_open: the target must be the pid this launcher has, which
  *         PROGRAM keeps, so abort() and raise() work; pidfd_send_signal never), no setsid or
- *         setpgid (it stays in the process group the grader kills), no new socket, no
+ *         setpgid (it stays in the process group the grader kills), no socket but AF_UNIX
+ *         (the CUDA driver's initialisation fails without one: cudaErrorOperatingSystem;
+ *         bubblewrap's own network namespace and views leave it nothing to reach), no
  *         ptrace, process_vm_readv/writev, pidfd_getfd, kcmp, mount and the new mount API,
  *         umount2, pivot_root, chroot, unshare, setns, bpf, perf_event_open, io_uring,
  *         userfaultfd, keyctl, add_key, request_key, personality (but its query), modules,
  *         kexec, reboot, swapon/swapoff, acct.
  *   tool  a program that runs PROGRAM's student code itself (compute-sanitizer): the same,
- *         but fork, vfork, clone, exec, signals, setsid/setpgid and AF_UNIX sockets are
- *         allowed (it starts its target and talks to it).
+ *         but fork, vfork, clone, exec, signals and setsid/setpgid are allowed (it starts its
+ *         target and talks to it).
  * A call made through the x32 ABI, or for another architecture, kills the process.
  *
  * The launcher must exec PROGRAM under a filter that forbids exec. So it copies PROGRAM's
@@ -185,17 +187,11 @@ static void rule_exec_secret(struct filter *f, uint64_t secret)
     put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 }
 
-/* socket and socketpair: only AF_UNIX (the tool profile), or none. */
-static void rule_sockets(struct filter *f, int unix_only)
+/* socket and socketpair: only AF_UNIX. */
+static void rule_sockets(struct filter *f)
 {
-    long calls[] = {SYS_socket, SYS_socketpair};
-    for (size_t i = 0; i < 2; i++) {
-        if (unix_only) {
-            rule_arg_is(f, calls[i], 0, AF_UNIX, DENY);
-        } else {
-            rule_return(f, calls[i], DENY);
-        }
-    }
+    rule_arg_is(f, SYS_socket, 0, AF_UNIX, DENY);
+    rule_arg_is(f, SYS_socketpair, 0, AF_UNIX, DENY);
 }
 
 /* Denied in both profiles: what no sort needs, and what escapes or spies on a sandbox. */
@@ -270,7 +266,7 @@ static void seccomp_filter(struct filter *f, int run, uint64_t secret)
     rule_return(f, SYS_clone3, NO_SUCH_CALL); /* its flags are in memory a filter cannot read */
 #endif
     rule_clone(f, run);
-    rule_sockets(f, !run);
+    rule_sockets(f);
     if (run) {
         for (size_t i = 0; i < sizeof run_denied / sizeof run_denied[0]; i++) {
             rule_return(f, run_denied[i],

@@ -40,7 +40,7 @@ GPU sees only its GPU's device file (gpu_device_files()).
 
 Policy is enforced by the kernel: commands that run student code (executor runs) pass
 --seccomp run (a thread may be made, no process, no exec, no signal to another process, no
-new socket, ...; tools/sandbox_exec.c), or --seccomp tool under compute-sanitizer, which
+socket but AF_UNIX, which the CUDA driver needs, ...; tools/sandbox_exec.c), or --seccomp tool under compute-sanitizer, which
 must start its target. The inner launcher installs it in the bubblewrap kinds, the outer one
 in nobody and none. Compiles get none (nvcc starts processes, and runs no student code).
 
