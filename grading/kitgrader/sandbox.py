@@ -636,6 +636,7 @@ def _smi_text(*query):
 
 
 def _gpu_lookup(visible):
+    """(device files, UUID), or the GraderError select_gpu_files() raised; cached."""
     if visible not in _gpu_files:
         devices = glob.glob("/dev/nvidia*")
         gpu_nodes = [d for d in devices if GPU_NODE.match(d)]
@@ -644,19 +645,24 @@ def _gpu_lookup(visible):
             smi = _smi_text("--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader")
             if str(visible).startswith("MIG-"):
                 listing = _smi_text("-L")
-        _gpu_files[visible] = select_gpu_files(visible, devices, smi, _proc_information,
-                                               listing)
+        try:
+            _gpu_files[visible] = select_gpu_files(visible, devices, smi, _proc_information,
+                                                   listing)
+        except GraderError as err:
+            _gpu_files[visible] = err
     return _gpu_files[visible]
 
 
 def gpu_device_files(visible):
     """The device files of GPU `visible` and the driver's shared ones, as they are here
-    (select_gpu_files(); cached)."""
-    return _gpu_lookup(visible)[0]
+    (select_gpu_files(); cached). GraderError when they cannot be told apart."""
+    found = _gpu_lookup(visible)
+    if isinstance(found, GraderError):
+        raise found
+    return found[0]
 
 
 def gpu_uuid(visible):
     """The UUID of GPU `visible`, when nvidia-smi knows it; else None."""
-    if visible is None:
-        return None
-    return _gpu_lookup(visible)[1]
+    found = None if visible is None else _gpu_lookup(visible)
+    return None if found is None or isinstance(found, GraderError) else found[1]

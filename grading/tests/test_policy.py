@@ -405,7 +405,14 @@ class Slots(unittest.TestCase):
                    str(fixture_build), "--kit-root", str(FIXTURE_KIT), "--no-gpu-check",
                    "--class", "--jobs", "2", "--lab", "93", "--test-jobs", "1",
                    "--sandbox", kind, str(klass)]
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        # nobody takes others' permissions off solutions/ (protect_secrets): given back after.
+        kit = SimpleNamespace(root=ROOT, labs_root=FIXTURE_KIT / "labs", build=fixture_build)
+        modes = {p: p.stat().st_mode & 0o7777 for p in sandbox.secret_paths(kit)}
+        try:
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        finally:
+            for path, mode in modes.items():
+                path.chmod(mode)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         with open(out / "gradebook.csv") as f:
             by = {r["student"]: r for r in csv.DictReader(f)}
