@@ -6,7 +6,7 @@
  *   sandbox_exec [--cpu S] [--as B] [--data B] [--fsize B] [--nproc N] [--nofile N]
  *                [--uid N --gid N] [--chdir DIR] [--setsid] [--no-new-privs]
  *                [--clearenv] [--keep-env NAME]... [--setenv NAME VALUE]...
- *                -- PROGRAM ARGS...
+ *                [--seccomp run|tool] -- PROGRAM ARGS...
  *
  * Why a C program: the grader starts processes from Python, and a Python preexec_fn runs in
  * a forked copy of a threaded interpreter, where anything but async-signal-safe calls can
@@ -26,20 +26,60 @@
  *   5. --no-new-privs: no setuid or file-capability program can give privileges back;
  *   6. the environment: --keep-env names are read first, then --clearenv empties it, then
  *      the kept names and the --setenv pairs are set (--setenv wins);
- *   7. execvp(PROGRAM) with the new PATH.
+ *   7. --seccomp PROFILE, the very last step: no new privileges (as --no-new-privs), then a
+ *      seccomp filter that PROGRAM and everything it starts keep (see seccomp_filter());
+ *   8. execve(PROGRAM), found on the new PATH as execvp() would.
  * Any failure: one line `sandbox_exec: ...` on stderr and exit status 125, before PROGRAM
  * runs, so the caller can tell "the sandbox did not start" from anything PROGRAM does.
+ *
+ * The seccomp profiles are deny lists (a denied call fails with EPERM unless said otherwise):
+ *   run   the process that runs a student's code. Threads yes (clone with CLONE_THREAD);
+ *         clone3 fails with ENOSYS, so the C library falls back to clone, whose flags a
+ *         filter can read. No new process (fork, vfork, clone without CLONE_THREAD), no
+ *         namespace flags on a clone, no execve/execveat (the process is killed: see below),
+ *         no signal to any process but itself (kill, tkill, tgkill, rt_sigqueueinfo,
+ *         rt_tgsigqueueinfo, pidfd_open: the target must be the pid this launcher has, which
+ *         PROGRAM keeps, so abort() and raise() work; pidfd_send_signal never), no setsid or
+ *         setpgid (it stays in the process group the grader kills), no socket but AF_UNIX
+ *         (the CUDA driver's initialisation fails without one: cudaErrorOperatingSystem;
+ *         bubblewrap's own network namespace and views leave it nothing to reach), no
+ *         ptrace, process_vm_readv/writev, pidfd_getfd, kcmp, mount and the new mount API,
+ *         umount2, pivot_root, chroot, unshare, setns, bpf, perf_event_open, io_uring,
+ *         userfaultfd, keyctl, add_key, request_key, personality (but its query), modules,
+ *         kexec, reboot, swapon/swapoff, acct.
+ *   tool  a program that runs PROGRAM's student code itself (compute-sanitizer): the same,
+ *         but fork, vfork, clone, exec, signals and setsid/setpgid are allowed (it starts its
+ *         target and talks to it).
+ * A call made through the x32 ABI, or for another architecture, kills the process.
+ *
+ * The launcher must exec PROGRAM under a filter that forbids exec. So it copies PROGRAM's
+ * path into a page of its own at a random address (47 bits from getrandom, page-aligned,
+ * MAP_FIXED_NOREPLACE), and the run profile allows execve only when its path argument is
+ * that address (both 32-bit halves); any other execve or execveat kills the process
+ * (SECCOMP_RET_KILL_PROCESS, not EPERM, so that guesses cannot be repeated). After the exec
+ * the address space is new and the address is nowhere in it: PROGRAM cannot name it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define EXIT_SANDBOX 125 /* the sandbox could not be set up; PROGRAM never ran */
@@ -67,6 +107,250 @@ static unsigned long long number(const char *option, const char *text)
     return value;
 }
 
+/* ---- seccomp -------------------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+#define SECCOMP_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SECCOMP_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define MAX_FILTER 512
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+#define ARG_HI(n) (ARG_LO(n) + 4) /* little-endian: the high half comes second */
+#define DENY (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define NO_SUCH_CALL (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+/* Flags that would give a new thread or process namespaces of its own. */
+#define NAMESPACE_FLAGS                                                                          \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
+     CLONE_NEWPID | CLONE_NEWNET)
+
+struct filter {
+    struct sock_filter code[MAX_FILTER];
+    unsigned short length;
+};
+
+static void put(struct filter *f, struct sock_filter instruction)
+{
+    if (f->length >= MAX_FILTER) {
+        fail("--seccomp: the filter is too long");
+    }
+    f->code[f->length++] = instruction;
+}
+
+/* The accumulator holds the call's number at every rule's start, and every rule's body ends
+ * in a return, so a call that a rule does not match goes on to the next rule unchanged. */
+static void rule_return(struct filter *f, long nr, unsigned int action)
+{
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
+}
+
+/* Allowed when the low 32 bits of argument @p arg are @p value (a pid_t: the kernel reads no
+ * more of it), else denied. */
+static void rule_arg_is(struct filter *f, long nr, int arg, uint32_t value, unsigned int other)
+{
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 4));
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, other));
+}
+
+/* clone: never with namespace flags; with @p thread_only, only with CLONE_THREAD (a thread of
+ * this process). The kernel reads the low 32 bits of clone's flags. */
+static void rule_clone(struct filter *f, int thread_only)
+{
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0,
+                                        thread_only ? 5 : 4));
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NAMESPACE_FLAGS,
+                                        thread_only ? 2 : 1, 0));
+    if (thread_only) {
+        put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
+    }
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, DENY));
+}
+
+/* execve: only with the path at @p secret (both halves of the pointer), else the process is
+ * killed. */
+static void rule_exec_secret(struct filter *f, uint64_t secret)
+{
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 6));
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)secret, 0, 3));
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(secret >> 32), 0,
+                                        1));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+}
+
+/* socket and socketpair: only AF_UNIX. */
+static void rule_sockets(struct filter *f)
+{
+    rule_arg_is(f, SYS_socket, 0, AF_UNIX, DENY);
+    rule_arg_is(f, SYS_socketpair, 0, AF_UNIX, DENY);
+}
+
+/* Denied in both profiles: what no sort needs, and what escapes or spies on a sandbox. */
+static const long always_denied[] = {
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
+    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
+    SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot,
+    SYS_swapon, SYS_swapoff, SYS_acct, SYS_pidfd_send_signal,
+#ifdef SYS_kexec_file_load
+    SYS_kexec_file_load,
+#endif
+#ifdef SYS_io_uring_setup
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+#endif
+#ifdef SYS_pidfd_getfd
+    SYS_pidfd_getfd,
+#endif
+#ifdef SYS_process_madvise
+    SYS_process_madvise,
+#endif
+#ifdef SYS_open_tree
+    SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
+#endif
+#ifdef SYS_mount_setattr
+    SYS_mount_setattr,
+#endif
+#ifdef SYS_open_tree_attr
+    SYS_open_tree_attr,
+#endif
+};
+
+/* Denied in the run profile only: new processes and signals to them, sessions. */
+static const long run_denied[] = {
+#ifdef SYS_fork
+    SYS_fork,
+#endif
+#ifdef SYS_vfork
+    SYS_vfork,
+#endif
+    SYS_execveat, SYS_setsid, SYS_setpgid,
+};
+
+/* Signals: the target (argument 0) must be this process. */
+static const long signal_calls[] = {SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo,
+                                    SYS_rt_tgsigqueueinfo, SYS_pidfd_open};
+
+static void seccomp_filter(struct filter *f, int run, uint64_t secret)
+{
+#ifndef SECCOMP_ARCH
+    (void)f, (void)run, (void)secret;
+    fail("--seccomp: not supported on this architecture");
+#else
+    f->length = 0;
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                        offsetof(struct seccomp_data, arch)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                        offsetof(struct seccomp_data, nr)));
+#if defined(__x86_64__)
+    /* The x32 ABI's numbers have bit 30 set: a second door to every call. */
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+    for (size_t i = 0; i < sizeof always_denied / sizeof always_denied[0]; i++) {
+        rule_return(f, always_denied[i], DENY);
+    }
+    /* personality(0xffffffff) only asks. */
+    rule_arg_is(f, SYS_personality, 0, 0xffffffffu, DENY);
+#ifdef SYS_clone3
+    rule_return(f, SYS_clone3, NO_SUCH_CALL); /* its flags are in memory a filter cannot read */
+#endif
+    rule_clone(f, run);
+    rule_sockets(f);
+    if (run) {
+        for (size_t i = 0; i < sizeof run_denied / sizeof run_denied[0]; i++) {
+            rule_return(f, run_denied[i],
+                        run_denied[i] == SYS_execveat ? SECCOMP_RET_KILL_PROCESS : DENY);
+        }
+        rule_exec_secret(f, secret);
+        uint32_t self = (uint32_t)getpid();
+        for (size_t i = 0; i < sizeof signal_calls / sizeof signal_calls[0]; i++) {
+            rule_arg_is(f, signal_calls[i], 0, self, DENY);
+        }
+    }
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+#endif
+}
+
+/* A copy of @p path at a random page-aligned address below 2^47 that nothing else uses. */
+static char *secret_copy(const char *path)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size = (strlen(path) + 1 + (size_t)page - 1) / (size_t)page * (size_t)page;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+            fail("--seccomp: getrandom: %s", strerror(errno));
+        }
+        uint64_t address = r & ((UINT64_C(1) << 47) - 1) & ~(uint64_t)(page - 1);
+        if (address < (UINT64_C(1) << 32) || address + size + page > (UINT64_C(1) << 47)) {
+            continue; /* above 4 GiB, so the high half says something too; below the top */
+        }
+        void *want = (void *)(uintptr_t)address;
+        char *got = mmap(want, size, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (got == MAP_FAILED) {
+            continue;
+        }
+        if (got != want) { /* a kernel older than 4.17 took it as a hint */
+            munmap(got, size);
+            continue;
+        }
+        memcpy(got, path, strlen(path) + 1);
+        if (mprotect(got, size, PROT_READ) != 0) {
+            fail("--seccomp: mprotect: %s", strerror(errno));
+        }
+        return got;
+    }
+    fail("--seccomp: no free address for the program's path");
+    return NULL;
+}
+
+/* PROGRAM as execvp() would find it on PATH: a name with a '/' as it is, else the first
+ * executable regular file of that name in a folder of PATH. */
+static char *find_program(const char *name)
+{
+    if (strchr(name, '/') != NULL) {
+        return strdup(name);
+    }
+    const char *path = getenv("PATH");
+    if (path == NULL || path[0] == '\0') {
+        path = "/usr/local/bin:/usr/bin:/bin";
+    }
+    size_t name_length = strlen(name);
+    for (const char *start = path;; start++) {
+        const char *end = strchr(start, ':');
+        size_t length = end ? (size_t)(end - start) : strlen(start);
+        char *candidate = malloc(length + name_length + 3);
+        if (candidate == NULL) {
+            fail("out of memory");
+        }
+        snprintf(candidate, length + name_length + 3, "%.*s/%s", (int)length,
+                 length ? start : ".", name);
+        struct stat st;
+        if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0) {
+            return candidate;
+        }
+        free(candidate);
+        if (end == NULL) {
+            break;
+        }
+        start = end;
+    }
+    errno = ENOENT;
+    return NULL;
+}
+
 struct limit {
     const char *option;
     int resource;
@@ -90,6 +374,7 @@ int main(int argc, char **argv)
     long long uid = -1, gid = -1;
     const char *chdir_to = NULL;
     int new_session = 0, no_new_privs = 0, clear_env = 0;
+    const char *profile = NULL; /* --seccomp: "run" or "tool" */
     struct setting keep[MAX_ENV], set[MAX_ENV];
     size_t keep_count = 0, set_count = 0;
 
@@ -128,6 +413,11 @@ int main(int argc, char **argv)
             *(option[2] == 'u' ? &uid : &gid) = (long long)id;
         } else if (strcmp(option, "--chdir") == 0) {
             chdir_to = value;
+        } else if (strcmp(option, "--seccomp") == 0) {
+            if (strcmp(value, "run") != 0 && strcmp(value, "tool") != 0) {
+                fail("--seccomp %s: the profiles are run and tool", value);
+            }
+            profile = value;
         } else if (strcmp(option, "--keep-env") == 0 || strcmp(option, "--setenv") == 0) {
             int is_set = option[2] == 's';
             if ((is_set ? set_count : keep_count) >= MAX_ENV) {
@@ -178,7 +468,9 @@ int main(int argc, char **argv)
             fail("setgid %lld: %s", gid, strerror(errno));
         }
         if (setuid((uid_t)uid) != 0) {
-            fail("setuid %lld: %s", uid, strerror(errno));
+            fail("setuid %lld: %s%s", uid, strerror(errno),
+                 errno == EINVAL ? " (a uid this user namespace does not map: choose another "
+                                   "KIT_SANDBOX_UID_BASE)" : "");
         }
         if (setuid(0) == 0 || setgid(0) == 0 || geteuid() != (uid_t)uid ||
             getegid() != (gid_t)gid) {
@@ -208,7 +500,25 @@ int main(int argc, char **argv)
             fail("--setenv %s: %s", set[k].name, strerror(errno));
         }
     }
-    execvp(program[0], program);
-    fail("%s: %s", program[0], strerror(errno));
+    if (profile == NULL) {
+        execvp(program[0], program);
+        fail("%s: %s", program[0], strerror(errno));
+    }
+    char *found = find_program(program[0]);
+    if (found == NULL) {
+        fail("%s: %s", program[0], strerror(errno));
+    }
+    char *secret = secret_copy(found);
+    static struct filter filter;
+    seccomp_filter(&filter, strcmp(profile, "run") == 0, (uint64_t)(uintptr_t)secret);
+    struct sock_fprog prog = {.len = filter.length, .filter = filter.code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        fail("--seccomp: no-new-privs: %s", strerror(errno));
+    }
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        fail("--seccomp %s: the filter could not be installed: %s", profile, strerror(errno));
+    }
+    execve(secret, program, environ);
+    fail("%s: %s", found, strerror(errno));
     return EXIT_SANDBOX;
 }

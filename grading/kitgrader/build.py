@@ -147,11 +147,39 @@ def _readable(output, work_dir, kit_root):
     return text.strip()
 
 
+def sandbox_setup_failure(result):
+    """The launcher's or bubblewrap's own words when a sandboxed step never started, else "".
+
+    The launcher (outer or inner) exits 125 after one `sandbox_exec: ...` line; bubblewrap
+    exits 1 after one `bwrap: ...` line (no namespace, no memory, EAGAIN, a bind that
+    failed) before anything it starts could print. Nothing a compile of the student's file
+    prints starts so (compilers name the file first), so neither can be mistaken for, or
+    passed off as, a compile error."""
+    if result.timed_out or result.flooded or result.signal is not None:
+        return ""
+    lines = [line.strip() for line in result.output.strip().splitlines() if line.strip()]
+    if result.exit_code == sandbox.EXIT_SANDBOX:
+        said = [line for line in lines if line.startswith("sandbox_exec: ")]
+        return said[-1] if said else "sandbox_exec: exit status 125"
+    if result.exit_code == 1 and len(lines) == 1 and lines[0].startswith("bwrap: "):
+        return lines[0]
+    return ""
+
+
+def sandbox_words(output):
+    """Whether a line of a test's output starts as the launcher's or bubblewrap's do (the
+    executor's setup failed, or the student's code prints so: check_starts() tells)."""
+    return any(line.startswith(("sandbox_exec: ", "bwrap: ")) for line in output.splitlines())
+
+
 def _step(command, cwd, work_dir, kit_root, time_limit, what):
     result = run_limited(command, time_limit=time_limit, cwd=cwd)
     output = result.output
     if result.start_error:
         raise GraderError(f"cannot run {command[0]}: {result.start_error}")
+    failure = sandbox_setup_failure(result)
+    if failure:
+        raise sandbox.SandboxFailed(f"the sandbox for {what} could not start: {failure}")
     ok = result.exit_code == 0
     message = ""
     if result.timed_out:
@@ -250,14 +278,16 @@ def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
     command = sandbox.command(iso, argv, ro=parts + _cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
                               cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
     step = _step(command, lab.kit.root, work, lab.kit.root, time_limit, "linking")
-    sandbox.reclaim(iso, work)  # nothing that runs later as 65534 may replace the executor
+    sandbox.reclaim(iso, work)  # nothing that runs later as the sandbox may replace the executor
     return step
 
 
 def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
-    """The argv that runs a linked executor in the sandbox, on the GPU (CUDA_VISIBLE_DEVICES
-    comes from the environment it is started with). wrapper: a program that runs it, such as
-    compute-sanitizer (its own files bound by wrapper_binds)."""
+    """The argv that runs a linked executor in the sandbox `iso` (a slot's: its uid, its
+    GPU's device file; CUDA_VISIBLE_DEVICES comes from the environment it is started with).
+    The executor runs under seccomp's run profile; a wrapper that runs it, such as
+    compute-sanitizer (its own files bound by wrapper_binds), under the tool profile, since
+    it must start the executor."""
     limits = sandbox.Limits(cpu_s=time_limit + 10, **RUN_LIMITS)
     ro = [(str(executor), INSIDE_EXECUTOR), *wrapper_binds]
     # Every kernel is loaded when the context is made, before the executor says it is ready
@@ -265,4 +295,5 @@ def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
     # the same for every solution however many kernels it has.
     return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
                            cwd="/tmp", gpu=True, limits=limits,
-                           env={"CUDA_MODULE_LOADING": "EAGER"})
+                           env={"CUDA_MODULE_LOADING": "EAGER"},
+                           seccomp="tool" if wrapper else "run")

@@ -1,10 +1,11 @@
 """Grading a class: every submission folder under a folder, several at once, one GPU each.
 
-Each submission is graded by its own SubmissionGrader, in a worker thread that holds one GPU
-(CUDA_VISIBLE_DEVICES) for the whole submission; the test processes do the work, so threads
-are enough. Each student gets OUT/STUDENT/{results.json, grade.log, logs/}; the class gets
-OUT/gradebook.csv. If the GPUs stop working, grading stops: the students not graded are
-marked so in the gradebook, never given zeros.
+Each submission is graded by its own SubmissionGrader, in a worker thread that holds one
+grading slot for the whole submission: a GPU (CUDA_VISIBLE_DEVICES) and a sandbox uid of its
+own; the test processes do the work, so threads are enough. Each student gets
+OUT/STUDENT/{results.json, grade.log, logs/}; the class gets OUT/gradebook.csv. If the GPUs
+stop working, grading stops: the students not graded are marked so in the gradebook, never
+given zeros.
 
 A class folder is untrusted too: its entries' names become output folders and gradebook
 cells. An entry that is a symbolic link or a special file, or whose name could not safely be
@@ -96,9 +97,11 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
     """Grades every submission; `say` gets one line per student as each is done. Returns
     their SubmissionResults, in name order."""
     out_dir = Path(out_dir)
+    # A grading slot per worker: its GPU, and its own sandbox uid (sandbox.py), so that one
+    # student's processes count against no classmate's limit.
     free = queue.Queue()
-    for gpu_id in gpus[:max(1, jobs)]:
-        free.put(gpu_id)
+    for slot, gpu_id in enumerate(gpus[:max(1, jobs)]):
+        free.put((slot, gpu_id))
     lost = threading.Event()
     lost_reason = []
 
@@ -112,14 +115,14 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
             return SubmissionResult(name=name, path=str(folder), error="not graded: "
                                     + (lost_reason[0] if lost_reason else "grading stopped"),
                                     exit_code=EXIT_NO_GPU)
-        gpu_id = free.get()
+        slot, gpu_id = free.get()
         try:
             work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
             grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
-                                      work_dir=work_dir)
+                                      work_dir=work_dir, slot=slot)
             result = grader.grade()
         finally:
-            free.put(gpu_id)
+            free.put((slot, gpu_id))
         if result.error and result.exit_code == EXIT_NO_GPU:
             lost_reason.append(result.error)
             lost.set()

@@ -52,6 +52,7 @@ class Options:
     test_jobs: int = 1  # tests of one submission run at once (on its one GPU)
     sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
     gpu_arch: str = None  # e.g. "sm_90": every GPU graded on is one; compile for it alone
+    fail_closed: str = ""  # "a class run", "a Gradescope run": refuse weak isolation (sandbox.py)
 
 
 @dataclass
@@ -113,6 +114,10 @@ class GradingContext:
         binds = [self.kit.root / "common", self.kit.labs_root, self.kit.build, self.work_root]
         self.isolation = sandbox.detect(self.kit.build / "tools" / "sandbox_exec", binds,
                                         self.options.sandbox)
+        if self.options.fail_closed:
+            sandbox.check_fail_closed(self.isolation, self.options.sandbox,
+                                      self.options.fail_closed)
+        sandbox.protect_secrets(self.isolation, sandbox.secret_paths(self.kit))
         for lab in self.labs:
             self.toolchain.flags_for(lab.id)
             try:
@@ -185,7 +190,7 @@ class GradingContext:
         outside = {Path(os.path.realpath(p)) for p in (lab.dir, lab.kit.root / "common")}
         return inside + [r for r in system if r not in outside]
 
-    def reference_cpu_ms(self, lab, test, env, fresh=False):
+    def reference_cpu_ms(self, lab, test, env, iso, fresh=False):
         """The reference solution's CPU time on this test (ms), measured once per grading
         run and GPU (fresh: measured now); None when there is no reference or it could not
         be measured."""
@@ -197,7 +202,7 @@ class GradingContext:
         value = None
         if plan.reference_executor is not None:
             limit = self.test_limit(lab, test.suite)
-            command = build.executor_command(self.isolation, plan.reference_executor, limit)
+            command = build.executor_command(iso, plan.reference_executor, limit)
             run, _ = run_test(verdict_binary(lab), test, time_limit=limit, env=env,
                               executor=command)
             used = run.details.get("cpu_ms")
@@ -217,7 +222,7 @@ class SubmissionGrader:
     """Grades one submission folder; see the module's comment."""
 
     def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None,
-                 work_dir=None):
+                 work_dir=None, slot=0):
         self.ctx = context
         self.work_dir = Path(work_dir).resolve() if work_dir else None
         self.name = name
@@ -229,6 +234,10 @@ class SubmissionGrader:
         # The verdict processes learn the GPU from the grader's probe, never from the
         # student's process (tests/remote_client.c); without a probe, of no GPU at all.
         self.env["KIT_GPU_FACTS"] = "none the grader did not probe the GPU (--no-gpu-check)"
+        # The slot's own uid and its GPU's device file alone ("": no GPU, for the grader's
+        # own tests, which run none).
+        self.isolation = context.isolation.for_slot(
+            slot, gpu_id if gpu_id is not None or context.options.gpu_check else "")
         self.echo = echo or (lambda text: None)
         self.deadline = None
 
@@ -258,7 +267,10 @@ class SubmissionGrader:
                 result.labs.append(self.grade_lab(lab))
         except NoGpu as err:
             result.error, result.exit_code = str(err), err.exit_code
+        except sandbox.SandboxFailed as err:
+            result.error, result.exit_code = str(err), err.exit_code
         finally:
+            sandbox.end_slot(self.isolation)
             result.elapsed = time.monotonic() - start
             if not opts.keep_work:
                 shutil.rmtree(self.work, ignore_errors=True)
@@ -301,7 +313,7 @@ class SubmissionGrader:
 
     def _grade_lab_steps(self, lab, plan, result):
         opts = self.ctx.options
-        iso, tc = self.ctx.isolation, self.ctx.toolchain
+        iso, tc = self.isolation, self.ctx.toolchain
         source = find_student_file(self.submission, lab)
         if source is None:
             copies = misplaced_copies(self.submission, lab)
@@ -394,9 +406,12 @@ class SubmissionGrader:
                                    "of grading time")
         limit = self.ctx.test_limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
-        command = build.executor_command(self.ctx.isolation, executor, limit)
+        command = build.executor_command(self.isolation, executor, limit)
         run, process = run_test(binary, test, time_limit=limit, env=self.env, cwd=work,
                                 output_limit=opts.output_limit, executor=command)
+        if not run.passed and build.sandbox_words(process.output):
+            # The launcher or bubblewrap spoke: was it the sandbox that could not start?
+            sandbox.check_starts(self.isolation)
         log = logs / log_name(test.id)
         log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
                        f"status: {run.status}; exit code {process.exit_code}, signal "
@@ -428,7 +443,7 @@ class SubmissionGrader:
             return
         if not cpu.needs_reference(lab.rubric.cpu, used):
             return
-        reference = self.ctx.reference_cpu_ms(lab, test, self.env)
+        reference = self.ctx.reference_cpu_ms(lab, test, self.env, self.isolation)
         run.details["reference_cpu_ms"] = reference
         if cpu.over_budget(lab.rubric.cpu, used, reference):
             run.details["cpu_suspect"] = True
@@ -444,10 +459,11 @@ class SubmissionGrader:
         caught = []
         for suite, run in suspects:
             limit = self.ctx.test_limit(lab, run.test.suite)
-            command = build.executor_command(self.ctx.isolation, executor, limit)
+            command = build.executor_command(self.isolation, executor, limit)
             again, _ = run_test(verdict_binary(lab), run.test, time_limit=limit, env=self.env,
                                 cwd=work, executor=command)
-            reference = self.ctx.reference_cpu_ms(lab, run.test, self.env, fresh=True)
+            reference = self.ctx.reference_cpu_ms(lab, run.test, self.env, self.isolation,
+                                                 fresh=True)
             used = [u for u in (run.details.get("cpu_ms"), again.details.get("cpu_ms"))
                     if isinstance(u, float)]
             references = [r for r in (run.details.get("reference_cpu_ms"), reference)
@@ -485,7 +501,7 @@ class SubmissionGrader:
             outcome.message = "not measured: this submission used up its grading time"
             return
         self.echo(f"{lab.id}: speed")
-        iso, timed = self.ctx.isolation, timed_binary(lab)
+        iso, timed = self.isolation, timed_binary(lab)
         limit = rule.time_limit_s
         measured = speed.measure(
             [timed, *rule.args, "--", *build.executor_command(iso, executor, limit)],
@@ -524,7 +540,7 @@ class SubmissionGrader:
                 self.echo(f"{lab.id}: {tool} {test_id}")
                 log = logs / f"{tool}.{log_name(test_id)}"
                 wrapper, binds = sanitize.wrapper(tool_path, tool)
-                command = build.executor_command(self.ctx.isolation, executor,
+                command = build.executor_command(self.isolation, executor,
                                                  rule.time_limit_s, wrapper, binds)
                 run = sanitize.run_tool(tool, verdict_binary(lab), test_id, command, self.env,
                                         rule.time_limit_s, cwd=work)

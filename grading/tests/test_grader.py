@@ -56,6 +56,7 @@ def make_fixture_build():
     """A build folder for the fixture kit: the real build's shared parts, plus the fixture
     labs' test objects and solution test binaries, and a grading.env for one architecture."""
     tmp = Path(tempfile.mkdtemp(prefix="kitgrader-tests-"))
+    tmp.chmod(0o755)  # the sandbox's uids must reach the build (a class run fails closed)
     fb = tmp / "build"
     for part in ["obj/tests/runner.o", "obj/tests/gpu_harness.o", "lib/libkit.a",
                  "lib/libcunit.a", "tools/gpu_probe", "obj/grading/timed_driver.o",

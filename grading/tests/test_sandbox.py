@@ -44,7 +44,7 @@ def launcher():
 
 
 class SandboxTest(unittest.TestCase):
-    """A folder under BUILD (so uid 65534 can reach it) with ro/, rw/ and hidden/ in it."""
+    """A folder under BUILD (so the sandbox's uid can reach it) with ro/, rw/ and hidden/ in it."""
 
     @classmethod
     def setUpClass(cls):
@@ -181,11 +181,11 @@ class Views(SandboxTest):
 
 
 class Processes(SandboxTest):
-    def test_uid_is_65534_without_capabilities(self):
+    def test_uid_is_the_slots_own_without_capabilities(self):
         done = self.sh("id -u; id -g; grep CapEff /proc/self/status")
-        self.assertEqual(done.stdout.split(), ["65534", "65534", "CapEff:", "0000000000000000"]
-                         if IS_ROOT else [str(os.getuid()), str(os.getgid()), "CapEff:",
-                                          "0000000000000000"])
+        uid = str(sandbox.uid_for_slot(0)) if IS_ROOT else str(os.getuid())
+        gid = uid if IS_ROOT else str(os.getgid())
+        self.assertEqual(done.stdout.split(), [uid, gid, "CapEff:", "0000000000000000"])
 
     @unittest.skipUnless(IS_ROOT, "needs root")
     def test_bwrap_root_is_65534_inside_without_capabilities(self):
@@ -218,7 +218,7 @@ class Processes(SandboxTest):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertGreater(grow.stat().st_size, 0, "the loop ran")
         self.assertFalse(self.grows(grow), "a detached loop outlived its sandbox")
-        self.assertNotIn(b"sleep\x0030\x00", cmdlines_of_uid(65534))
+        self.assertNotIn(b"sleep\x0030\x00", cmdlines_of_uid(self.iso.uid))
 
     def test_killing_the_process_group_kills_the_sandbox(self):
         grow = self.top / "rw" / "grow-killed"
@@ -264,9 +264,9 @@ class Limiting(SandboxTest):
         control = self.sh(big)
         self.assertEqual(control.returncode, 0, control.stdout)
 
-    @unittest.skipUnless(IS_ROOT, "needs root: the limit applies to uid 65534 only")
+    @unittest.skipUnless(IS_ROOT, "needs root: the limit applies to the sandbox's uid only")
     def test_processes_limit(self):
-        # A fork bomb's first steps: 20 sleeping children, where uid 65534 may have 12.
+        # A fork bomb's first steps: 20 sleeping children, where the sandbox may have 12.
         many = "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 2 & done"
         done = self.sh(many, limits=Limits(processes=12))
         self.assertIn("fork", done.stderr.lower())
@@ -338,8 +338,8 @@ class Launcher(unittest.TestCase):
         mine, rest = self.shape("bwrap-nobody", gpu=True)
         self.assertIn("CUDA_VISIBLE_DEVICES", mine)
         self.assertEqual(rest[rest.index("/sys") - 1], "--ro-bind")
-        for device in Path("/dev").glob("nvidia*"):
-            self.assertIn(str(device), rest)
+        for device in sandbox.gpu_device_files(None):  # this machine's GPU, if it has one
+            self.assertIn(device, rest)
         mine, rest = self.shape("bwrap-nobody")
         self.assertNotIn("/sys", rest)
         self.assertNotIn("CUDA_VISIBLE_DEVICES", mine)
