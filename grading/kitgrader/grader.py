@@ -64,6 +64,7 @@ class LabPlan:
     symbols: object  # forbidden.KitSymbols
     reference_executor: Path = None  # the reference solution's executor: speed, CPU budgets
     reference_note: str = ""  # why there is no reference executor, when there is none
+    reference_linkable: bool = False  # there is a reference to link (_link_reference)
     speed_note: str = ""  # why there are no speed points, when there are none
 
 
@@ -152,6 +153,15 @@ class GradingContext:
             plan.reference_note = f"missing {', '.join(missing)} (run make)"
             plan.speed_note = f"speed not measured: {plan.reference_note}"
             return
+        plan.reference_linkable = True
+        if speed_wanted:  # else linked when a test's CPU time first needs it
+            self._link_reference(plan)
+
+    def _link_reference(self, plan):
+        """The reference's executor, linked once (None when that failed: see the notes)."""
+        if plan.reference_executor is not None or not plan.reference_linkable:
+            return plan.reference_executor
+        plan.reference_linkable = False
         folder = self.work_root / "reference" / plan.lab.id
         folder.mkdir(parents=True, exist_ok=True)
         obj = folder / f"{plan.lab.id}.o"
@@ -161,8 +171,9 @@ class GradingContext:
         if not step.ok:
             plan.reference_note = f"linking the reference failed: {step.message}"
             plan.speed_note = f"speed not measured: {plan.reference_note}"
-            return
+            return None
         plan.reference_executor = out
+        return out
 
     def time_bound(self, labs):
         """The most a submission's grading can take with these limits (plus a little)."""
@@ -200,7 +211,9 @@ class GradingContext:
             if key in self.reference_cpu and not fresh:
                 return self.reference_cpu[key]
         value = None
-        if plan.reference_executor is not None:
+        with self.reference_cpu_lock:
+            executor = self._link_reference(plan)
+        if executor is not None:
             limit = self.test_limit(lab, test.suite)
             command = build.executor_command(iso, plan.reference_executor, limit)
             run, _ = run_test(verdict_binary(lab), test, time_limit=limit, env=env,
