@@ -302,8 +302,8 @@ class SubmissionGrader:
         try:
             findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
         except forbidden.CheckFailed as err:
-            self._stop(result, NOT_CHECKED, f"not graded: the check of {lab.student_file}'s "
-                       f"compiled symbols did not finish: {err}")
+            self._stop(result, NOT_CHECKED, f"the check of {lab.student_file}'s compiled "
+                       f"symbols did not finish: {err}")
             return
         if findings:
             message = forbidden.summary(findings, lab.student_file)
