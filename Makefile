@@ -258,6 +258,7 @@ check-grader: all
 	python3 grading/tests/test_intake.py --build $(BUILD) && \
 	python3 grading/tests/test_gpu_fixtures_build.py --build $(BUILD) && \
 	python3 grading/tests/test_policy.py --build $(BUILD) && \
+	python3 grading/tests/test_hardening.py --build $(BUILD) && \
 	python3 grading/tests/test_grader.py --build $(BUILD)
 
 gpu-check: all

@@ -7,6 +7,8 @@ labs/NN-name/ and common/ (read-only, as /kit/...), the system and CUDA under /u
 folder (as /work): not solutions/, the tests, the grader or any other submission. Before the
 compile, nvcc lists the headers the file pulls in, and a header from anywhere else refuses it
 (includes.py).
+The compile keeps what its preprocessor made of the file (nvcc -keep), and the grader scans
+that, what the assembler is given, for incbin and its kin before it takes the object.
 
 The student's object is linked, also in the sandbox, into the lab's executor (tests/remote.h):
 the kit's dispatcher and the lab's call table, with the copy functions wrapped so the
@@ -217,6 +219,11 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     elsewhere is a failed Step whose message says which.
     """
     work = Path(source).parent
+    # What the preprocessor makes of the source (nvcc -keep): scanned before the object is
+    # taken, because the assembler reads the expanded text, not the source (includes.py).
+    kept = work / "preprocessed"
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir()
     sandbox.prepare_writable(iso, work)
     kit_in = _inside(iso, lab.kit.root, INSIDE_KIT)
     src_in = _inside(iso, source, f"{INSIDE_WORK}/{Path(source).name}")
@@ -239,8 +246,15 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
 
     # One nvcc run compiles and lists the headers it read (-MD); the object is used only if
     # every header came from an allowed folder.
-    step = _step(boxed([tc.nvcc, *flags, "-MD", "-MF", deps_in, "-c", src_in, "-o", obj_in]),
+    kept_in = _inside(iso, kept, f"{INSIDE_WORK}/{kept.name}")
+    step = _step(boxed([tc.nvcc, *flags, "-keep", "-keep-dir", kept_in, "-MD", "-MF", deps_in,
+                        "-c", src_in, "-o", obj_in]),
                  lab.kit.root, work, lab.kit.root, time_limit, "compiling")
+    problem = includes.scan_preprocessed_folder(kept, Path(source).name)
+    shutil.rmtree(kept, ignore_errors=True)
+    if problem:
+        Path(obj).unlink(missing_ok=True)
+        return Step(ok=False, command=step.command, output=step.output, message=problem)
     if not step.ok and not iso.kind.startswith("bwrap"):
         # Without bubblewrap the compiler sees the whole machine, and its error message could
         # quote a file it had no business reading: list the headers alone (nvcc -M) and check

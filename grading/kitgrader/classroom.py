@@ -3,9 +3,11 @@
 Each submission is graded by its own SubmissionGrader, in a worker thread that holds one
 grading slot for the whole submission: a GPU (CUDA_VISIBLE_DEVICES) and a sandbox uid of its
 own; the test processes do the work, so threads are enough. Each student gets
-OUT/STUDENT/{results.json, grade.log, logs/}; the class gets OUT/gradebook.csv. If the GPUs
-stop working, grading stops: the students not graded are marked so in the gradebook, never
-given zeros.
+OUT/STUDENT/{results.json, grade.log, logs/}; the class gets OUT/gradebook.csv, written again
+(whole, report.write_atomic) after every student, so a run that is stopped keeps what it
+graded: the students not graded yet have rows that say so. If the GPUs stop working, or the
+run is interrupted, grading stops: the students not graded are marked so in the gradebook,
+never given zeros.
 
 A class folder is untrusted too: its entries' names become output folders and gradebook
 cells. An entry that is a symbolic link or a special file, or whose name could not safely be
@@ -27,9 +29,9 @@ from pathlib import Path
 from . import EXIT_NO_GPU, EXIT_USAGE
 from .discover import find_student_file
 from .grader import SubmissionGrader
-from .report import write_gradebook, write_submission
+from .report import printable, write_gradebook, write_submission
 from .results import SubmissionResult
-from .run import stopping
+from .run import stop_everything, stopping
 
 
 RESERVED = {"gradebook.csv", "work", "logs", "results.json", "grade.log"}  # in OUT/ and OUT/NAME/
@@ -104,11 +106,27 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
         free.put((slot, gpu_id))
     lost = threading.Event()
     lost_reason = []
+    lab_ids = [lab.id for lab in context.labs]
+    done = {}  # index -> SubmissionResult, as each student is done
+    book = threading.Lock()
+
+    def record(index, result):
+        """The gradebook as it stands: every student done, and a row for each of the others."""
+        with book:
+            done[index] = result
+            rows = [done.get(i) or SubmissionResult(
+                name=sub.label if sub.refused_reason else sub.name, path=str(sub.folder),
+                error="not graded yet (the class run stopped before this student)")
+                for i, sub in enumerate(submissions)]
+            write_gradebook(out_dir / "gradebook.csv", rows, lab_ids)
+
+    def tell(line):
+        say(printable(line, multiline=False))  # names are vetted; errors and notes need not be
 
     def one(index, sub):
         name, folder = sub.name, sub.folder
         if sub.refused_reason:
-            say(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
+            tell(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
             return SubmissionResult(name=sub.label, path=str(folder), exit_code=EXIT_USAGE,
                                     error=f"not graded: {sub.refused_reason}")
         if lost.is_set() or stopping():
@@ -129,17 +147,34 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
         write_submission(result, out_dir / name, verbose)
         where = f" on GPU {gpu_id}" if gpu_id is not None else ""
         if result.error:
-            say(f"{name}: NOT GRADED ({result.error})")
+            tell(f"{name}: NOT GRADED ({result.error})")
         else:
             labs = ", ".join(f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
                              + ("" if lab.status == "graded" else f" ({lab.status})")
                              for lab in result.labs)
-            say(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
+            tell(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
                  f"{result.elapsed:.0f} s{where}")
         return result
 
+    def recorded(index, sub):
+        try:
+            result = one(index, sub)
+        except BaseException as err:  # interrupted (or the grader failed): said in the row
+            why = "interrupted" if stopping() else (str(err) or type(err).__name__)
+            record(index, SubmissionResult(name=sub.label, path=str(sub.folder),
+                                           error=f"not graded: {why}"))
+            raise
+        record(index, result)
+        return result
+
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(gpus)))) as pool:
-        futures = [pool.submit(one, i, sub) for i, sub in enumerate(submissions)]
-        results = [f.result() for f in futures]
-    write_gradebook(out_dir / "gradebook.csv", results, [lab.id for lab in context.labs])
+        futures = [pool.submit(recorded, i, sub) for i, sub in enumerate(submissions)]
+        try:
+            results = [f.result() for f in futures]
+        except BaseException:
+            # Ctrl-C, SIGTERM or a grader error: stop the tests still running, so the
+            # workers end now and the gradebook keeps what was graded.
+            stop_everything()
+            raise
+    write_gradebook(out_dir / "gradebook.csv", results, lab_ids)
     return results

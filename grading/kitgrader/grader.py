@@ -33,8 +33,8 @@ import threading
 
 from . import build, cpu, forbidden, gpu, includes, sandbox, sanitize, speed
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
-from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, REJECTED, LabResult,
-                      SpeedOutcome, SubmissionResult, SuiteResult)
+from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, NOT_CHECKED, REJECTED,
+                      LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
 from .run import (CRASHED, FAILED, OUTPUT_LIMIT, PASSED, SKIPPED, TIMEOUT, NOT_RUN, TestRun,
                   list_tests, run_test)
@@ -364,7 +364,12 @@ class SubmissionGrader:
         if not step.ok:
             self._stop(result, COMPILE_ERROR, step.message)
             return
-        findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden)
+        try:
+            findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
+        except forbidden.CheckFailed as err:
+            self._stop(result, NOT_CHECKED, f"the check of {lab.student_file}'s compiled "
+                       f"symbols did not finish: {err}")
+            return
         if findings:
             message = forbidden.summary(findings, lab.student_file)
             (logs / "forbidden.log").write_text(message + "\n")

@@ -8,7 +8,12 @@ grader keeps from them. Two checks, because neither is enough alone:
     `.include` and macros, which can spell it) anywhere, even split over string literals;
   * check_dependencies(), on the list of files the compiler really read (nvcc -M or -MD -MF):
     every one must lie under an allowed folder once links are resolved. This one catches what
-    a scan cannot see, such as an include whose name comes from a macro.
+    a scan cannot see, such as an include whose name comes from a macro;
+  * scan_preprocessed(), on what the compile's preprocessor made of the source (nvcc -keep
+    keeps it: the host pass, which the assembler ends up reading, and each device pass): no
+    incbin anywhere and no assembler directive that reads files in a string literal, once
+    macros are expanded, so `inc##bin` pasted or stringified is caught too. The raw scan stays
+    for its early, clear messages; this one is what the assembler is given.
 The sandbox keeps the files that matter out of reach anyway; these checks give an honest
 mistake a clear message and a dishonest one nothing to read.
 """
@@ -19,6 +24,7 @@ import functools
 import os
 import re
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -177,6 +183,106 @@ def _path_problem(path):
     if ".." in path.split("/"):
         return f"#include of {path}, which climbs out of the include folders with .."
     return None
+
+
+# ---- what the preprocessor made of it --------------------------------------------------------
+
+# Preprocessed text: no comments or continued lines left, but line markers (# 12 "file" 2),
+# which may sit between two string literals the compiler joins.
+LINEMARKER = re.compile(r'^#\s*[0-9]+\s+"(?:\\.|[^"\\\n])*"[ 0-9]*$', re.M)
+PP_TOKEN = re.compile(
+    r'(?P<raw>(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\((?P<body>.*?)\)(?P=delim)")'
+    r'|(?P<string>(?:u8|[uUL])?"(?P<chars>(?:\\.|[^"\\\n])*)")'
+    r"|(?P<number>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)"  # 1'000 is no char
+    r"|(?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])*')"
+    r"|(?P<word>[A-Za-z_]\w*)", re.S)
+SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+ANY_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]+|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{1,3}|.)", re.S)
+PREPROCESSED_SUFFIXES = (".ii", ".cudafe1.cpp")  # what nvcc -keep leaves that holds the source
+MAX_PREPROCESSED_BYTES = 256 << 20  # an honest lab file with every CUDA header: about 13 MiB
+
+
+def scan_preprocessed(text, filename):
+    """Why the grader will not take this preprocessed text of filename, or None: incbin
+    anywhere, or an assembler directive that reads or builds files in a string literal (the
+    literals the compiler joins taken together, escapes decoded)."""
+    if "incbin" in text.lower():
+        return _incbin_expanded(filename)
+    for literal in _joined_literals(text):
+        if "incbin" in literal.lower():
+            return _incbin_expanded(filename)
+        match = ASSEMBLER.search(literal)
+        if match:
+            return (f"{filename} has the assembler directive {match.group(0)} once the "
+                    f"preprocessor has expanded its macros: a lab file needs none, and it "
+                    f"reads or builds other files: {WHAT_TO_DO}")
+    return None
+
+
+def scan_preprocessed_folder(folder, filename):
+    """scan_preprocessed() on every preprocessed file nvcc -keep left in folder (the compile
+    ran in the sandbox, so each is opened without following links and must be a regular
+    file of at most MAX_PREPROCESSED_BYTES)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.name.endswith(PREPROCESSED_SUFFIXES):
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return f"{filename}: the grader could not read what the preprocessor made of it"
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return f"{filename}: what the preprocessor made of it is not a regular file"
+            if info.st_size > MAX_PREPROCESSED_BYTES:
+                return (f"{filename} preprocesses to more than "
+                        f"{MAX_PREPROCESSED_BYTES >> 20} MiB: {WHAT_TO_DO}")
+            text = f.read(MAX_PREPROCESSED_BYTES + 1).decode("utf-8", "replace")
+        problem = scan_preprocessed(text, filename)
+        if problem:
+            return problem
+    return None
+
+
+def _incbin_expanded(filename):
+    return (f"{filename} spells incbin once the preprocessor has expanded its macros (a "
+            f"pasted or stringified name is the directive all the same), which makes the "
+            f"assembler copy a file into the program: {WHAT_TO_DO}")
+
+
+def _joined_literals(text):
+    """The string literals of preprocessed text, escapes decoded, those the compiler joins
+    (next to each other, line markers between them aside) taken together."""
+    text = LINEMARKER.sub("", text)
+    pending, end = [], 0
+    for token in PP_TOKEN.finditer(text):
+        if token.group("raw") is not None:
+            literal = token.group("body")
+        elif token.group("string") is not None:
+            literal = ANY_ESCAPE.sub(_any_escape, token.group("chars"))
+        else:
+            if pending:
+                yield "".join(pending)
+                pending = []
+            continue
+        if pending and text[end:token.start()].strip():
+            yield "".join(pending)
+            pending = []
+        pending.append(literal)
+        end = token.end()
+    if pending:
+        yield "".join(pending)
+
+
+def _any_escape(match):
+    code = match.group(1)
+    if code[0] in "xuU" and len(code) > 1 or code[0] in "01234567":
+        return _escape_char(code)
+    return SIMPLE_ESCAPES.get(code, code)
 
 
 # ---- what the compiler read ----------------------------------------------------------------

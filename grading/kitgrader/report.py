@@ -8,13 +8,23 @@ results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
 with one entry per test (its share of its suite's points; a bonus suite's tests have
 max_score 0), and per lab, when there is something to say, an entry for its build, its
 speed points and compute-sanitizer's findings.
+
+Much of what these show comes from the student's code: what its tests printed, compiler
+messages about its file. All of it passes printable() on the way out (the table, every
+string of results.json, the gradebook's cells), so no escape sequence, carriage return or
+other control character reaches a terminal or a spreadsheet: a printed "FAIL" line cannot
+move the cursor and overwrite the table with a forged score. The logs keep the raw output.
+Every file is written whole or not at all (write_atomic): a temporary file, then os.replace.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
+import re
+import tempfile
 from pathlib import Path
 
 from .results import GRADED
@@ -22,6 +32,68 @@ from .run import NOT_RUN, PASSED
 
 OUTPUT_IN_JSON = 6000  # characters of a test's output kept in results.json
 MESSAGE_WIDTH = 96
+
+# Terminal escape sequences, whole: CSI (ESC [ ... or the 8-bit CSI), OSC and the other
+# string commands up to their terminator (or the line's end), and two-character ones.
+ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?")
+# What is left that no terminal should get: C0 controls but newline and tab, DEL, C1
+# controls, the marks that reorder text (bidi), line and paragraph separators, lone
+# surrogates (from undecodable bytes).
+UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                         r"\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+
+
+def printable(text, multiline=True):
+    """text without terminal escape sequences and control characters, for a terminal, a
+    report or a spreadsheet; newlines and tabs kept when multiline, else made spaces. The one
+    place where text that the student's code or the compiler produced is made safe to show."""
+    text = ESCAPE_SEQUENCE.sub("", str(text).replace("\r\n", "\n"))
+    if not multiline:
+        text = text.replace("\n", " ").replace("\t", " ")
+    return UNPRINTABLE.sub("", text)
+
+
+def _printable_tree(value):
+    """Every string in a JSON-like tree made printable()."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {key: _printable_tree(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable_tree(item) for item in value]
+    return value
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file (read once, at import)
+
+
+def write_atomic(path, text, encoding_errors="strict"):
+    """Writes text to path in one step: a temporary file beside it, then os.replace(), so
+    whoever reads path (or a grader stopped half way) finds the old file or the new one,
+    never a part of one. Written as given (no newline translation)."""
+    path = Path(path)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=encoding_errors, newline="") as f:
+            os.fchmod(f.fileno(), FILE_MODE)
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    return path
 
 
 def fmt(points):
@@ -115,7 +187,7 @@ def submission_table(sub, verbose=False, out_dir=None):
         lines.append(f"note: {note}")
     if out_dir:
         lines.append(f"results: {Path(out_dir) / 'results.json'}   logs: {Path(out_dir) / 'logs'}/")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 # ---- results.json -------------------------------------------------------------------------
@@ -136,6 +208,11 @@ def _test_output(run):
 
 
 def results_json(sub):
+    """results.json's content, every string printable()."""
+    return _printable_tree(_results(sub))
+
+
+def _results(sub):
     tests = []
     for lab in sub.labs:
         rid = lab.lab.id
@@ -200,12 +277,12 @@ def write_submission(sub, out_dir, verbose=False):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / "results.json"
-    if results.exists():
-        results.unlink()
     table = submission_table(sub, verbose=True, out_dir=out_dir)
-    (out_dir / "grade.log").write_text(table + "\n")
-    if not sub.error:
-        results.write_text(json.dumps(results_json(sub), indent=2) + "\n")
+    write_atomic(out_dir / "grade.log", table + "\n")
+    if sub.error:
+        results.unlink(missing_ok=True)
+    else:
+        write_atomic(results, json.dumps(results_json(sub), indent=2) + "\n")
     return submission_table(sub, verbose=verbose, out_dir=out_dir)
 
 
@@ -224,15 +301,18 @@ def spreadsheet_safe(cell):
 
 def write_gradebook(path, subs, lab_ids):
     """One row per student, a column per lab, the total; why, when a student was not graded;
-    how the code was isolated. Every cell is made safe for a spreadsheet."""
-    path = Path(path)
-    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
-        out = csv.writer(f)
-        out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds",
-                      "isolation", "notes"])
-        for sub in sorted(subs, key=lambda s: s.name):
-            out.writerow([spreadsheet_safe(cell) for cell in _gradebook_row(sub, lab_ids)])
-    return path
+    how the code was isolated. Every cell is made safe for a spreadsheet (the student's name,
+    which classroom.py vets, as it is; the others printable() on one line). Written whole or
+    not at all: a class run writes it after every student."""
+    text = io.StringIO()
+    out = csv.writer(text)
+    out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds",
+                  "isolation", "notes"])
+    for sub in sorted(subs, key=lambda s: s.name):
+        name, *cells = _gradebook_row(sub, lab_ids)
+        out.writerow([spreadsheet_safe(name)] + [spreadsheet_safe(printable(c, multiline=False))
+                                                 for c in cells])
+    return write_atomic(path, text.getvalue(), encoding_errors="backslashreplace")
 
 
 def _gradebook_row(sub, lab_ids):

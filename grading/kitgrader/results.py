@@ -7,7 +7,8 @@ Scores per lab:
     solution could be timed, and are earned only when the lab is correct (speed.py);
   * with --sanitize, a rubric's sanitizer deduction comes off when a tool finds something;
   * a lab that does not compile or link, or breaks the rules (forbidden.py), scores 0 and
-    every test shows why it did not run.
+    every test shows why it did not run; so does one whose object the checks could not read
+    within their limits (not graded, and the message says why).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ REJECTED = "rejected"  # a student file the grader will not take (a link, too la
 COMPILE_ERROR = "compile error"
 LINK_ERROR = "link error"
 FORBIDDEN = "forbidden"
+NOT_CHECKED = "not graded"  # a check of the object did not finish within its limits
 
 
 @dataclass
