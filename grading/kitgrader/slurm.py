@@ -182,8 +182,10 @@ def read_row(out, name):
 
 
 def has_result(out, name):
+    """A graded row, and the student's results.json (delete it to have the student graded
+    again)."""
     row = read_row(out, name)
-    return bool(row) and "graded" in row and "not graded" not in row
+    return bool(row) and "graded" in row and (Path(out) / name / "results.json").is_file()
 
 
 def failed_row(name, folder, task, state, log, lab_ids):
@@ -225,14 +227,16 @@ def gradebook(out, job, states, final):
             rows.append(row)
         else:
             counts["failed"] += 1
-            rows.append(failed_row(name, folder, task, state or "ENDED", log, lab_ids))
+            rows.append(failed_row(name, folder, task, state or "ENDED (cancelled?)", log,
+                                  lab_ids))
     write_gradebook_rows(Path(out) / "gradebook.csv", rows, lab_ids)
     return counts
 
 
 def all_ended(states, total):
-    return states is not None and (not states or all(
-        states.get(task) in FINISHED for task in range(total)))
+    """Whether no task will run any more: none is pending or running (a task Slurm no longer
+    lists, e.g. one cancelled while pending, has ended too)."""
+    return states is not None and not any(state in ACTIVE for state in states.values())
 
 
 # ---- submitting and gathering ---------------------------------------------------------------
