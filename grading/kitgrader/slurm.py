@@ -21,7 +21,6 @@ The functions that read Slurm's output take its text, so they are tested with ca
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess

@@ -7,8 +7,8 @@ usage: python3 grading/tests/test_slurm.py [--build BUILD] [unittest options, te
   * end to end: starts a one-node Slurm cluster (tools/slurm_test_cluster.sh, two fake GPUs as
     the `gpu` GRES), grades a class of fixture-kit submissions (good, wrong, one that hangs in
     a test, a refused name, a name a spreadsheet would take for a formula, a name with a
-    space) with `--slurm --gres=gpu:1`, cancels one task (its row says so, no zero), runs the
-    same command again (only that student is graded), checks the gradebook equals a local
+    space, one whose task crashes) with `--slurm --gres=gpu:1`, cancels one task (its row
+    says so, no zero), runs the same command again (only those two are graded), checks the gradebook equals a local
     `--class` run's, deletes one results.json (only that student is graded again), and tears
     the cluster down. Skipped, with the reason, where the cluster cannot run (not root, no
     Slurm installed: tools/deps.sh slurm).
@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
@@ -36,7 +35,6 @@ import counted  # noqa: E402  (grading/tests/counted.py)
 import test_grader  # noqa: E402  (the fixture kit's build)
 
 from kitgrader import slurm  # noqa: E402
-from kitgrader.results import SubmissionResult  # noqa: E402
 
 BUILD = ROOT / "build"  # --build changes it
 HOST = TESTS / "fixtures" / "host"
@@ -166,7 +164,8 @@ def verdicts(path):
 
 class OnACluster(unittest.TestCase):
     STUDENTS = (("alice", "good"), ("bob", "compile_error"), ("erin", "host_hang"),
-                ("=HYPERLINK(1)", "good"), ("frank jr", "flat"), ("-rf", "good"))
+                ("=HYPERLINK(1)", "good"), ("frank jr", "flat"), ("-rf", "good"),
+                ("zoe", "good"))
 
     @classmethod
     def setUpClass(cls):
@@ -213,27 +212,36 @@ class OnACluster(unittest.TestCase):
         self.assertTrue(job.isdigit(), proc.stdout)
         script = (out / ".slurm" / "grade.sbatch").read_text()
         self.assertIn("#SBATCH --gres=gpu:1", script)
-        self.assertIn("#SBATCH --array=0-4\n", script)  # "-rf" is refused, never a task
+        self.assertIn("#SBATCH --array=0-5\n", script)  # "-rf" is refused, never a task
         students = json.loads((out / ".slurm" / "job.json").read_text())["students"]
         erin = students.index("erin")
         subprocess.run(["scancel", f"{job}_{erin}"], env=self.env, check=True, timeout=30)
+        # zoe's task crashes: her folder is gone when it starts (the last task: still pending).
+        zoe = students.index("zoe")
+        (self.klass / "zoe").rename(self.tmp / "zoe-away")
         proc = subprocess.run([sys.executable, str(GRADING / "grade"), "--gather", str(out)],
                               capture_output=True, text=True, timeout=120, env=self.env)
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
-        self.assertIn("NOT GRADED: 1 submissions", proc.stdout)
+        self.assertIn("NOT GRADED: 2 submissions", proc.stdout)
+        (self.tmp / "zoe-away").rename(self.klass / "zoe")
         by = {r["student"]: r for r in table(out / "gradebook.csv")}
+        self.assertEqual((by["zoe"]["status"], by["zoe"]["total"]), ("not graded", ""))
+        self.assertRegex(by["zoe"]["notes"], rf"^not graded: Slurm task {zoe} FAILED "
+                         rf"\(log: .*task-{job}_{zoe}\.log\)$")
+        log = out / ".slurm" / "logs" / f"task-{job}_{zoe}.log"
+        self.assertIn("no gradable submission", log.read_text())
         self.assertEqual((by["erin"]["status"], by["erin"]["total"]), ("not graded", ""))
-        self.assertRegex(by["erin"]["notes"], rf"^not graded: Slurm task {erin} (CANCELLED|ENDED \(cancelled\?\)) "
-                         rf"\(log: .*task-{job}_{erin}\.log\)$")
+        self.assertRegex(by["erin"]["notes"], rf"^not graded: Slurm task {erin} "
+                         rf"(CANCELLED|ENDED \(cancelled\?\)) \(log: .*task-{job}_{erin}\.log\)$")
         self.assertEqual(by["alice"]["total"], "20")
         self.assertTrue((out / "alice" / "results.json").exists())
 
-        # The same command again grades erin alone; the gradebook is the local run's.
+        # The same command again grades erin and zoe alone; the gradebook is the local run's.
         before = {name: (out / name / "results.json").stat().st_mtime_ns
-                  for name in students if name != "erin"}
+                  for name in students if name not in ("erin", "zoe")}
         proc = self.grade(out, "--slurm", "--gres=gpu:1")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertIn("1 tasks", proc.stdout)
+        self.assertIn("2 tasks", proc.stdout)
         self.assertEqual(table(out / "gradebook.csv"), table(local / "gradebook.csv"))
         self.assertEqual(before, {name: (out / name / "results.json").stat().st_mtime_ns
                                   for name in before})
