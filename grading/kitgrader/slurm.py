@@ -130,7 +130,8 @@ def parse_squeue(text):
 
 
 def task_states(job_id, run=subprocess.run):
-    """Every task's state as Slurm knows it now; {} when it knows nothing (job purged)."""
+    """Every task's state as Slurm knows it now; {} when it no longer knows the job (every
+    task has ended); None when Slurm did not answer."""
     states = {}
     try:
         proc = run(["squeue", "-h", "-r", "-j", str(job_id), "-o", "%i %T"],
@@ -144,6 +145,12 @@ def task_states(job_id, run=subprocess.run):
                 states.setdefault(task, state)
                 if state in FINISHED:
                     states[task] = state
+        elif "invalid job id" not in (proc.stdout + proc.stderr).lower():
+            # The controller did not answer (restarting, busy): nothing is known, and
+            # nothing is taken for ended.
+            print(f"grade: scontrol: {(proc.stderr or proc.stdout).strip()[:200]}; asking "
+                  "again", file=sys.stderr)
+            return None
     except (OSError, subprocess.TimeoutExpired) as err:
         print(f"grade: asking Slurm failed ({err}); asking again", file=sys.stderr)
         return None

@@ -49,8 +49,8 @@ class Canned:
         self.answers = answers
 
     def __call__(self, command, **kwargs):
-        out, rc = self.answers.get(command[0], ("", 1))
-        return subprocess.CompletedProcess(command, rc, out, "")
+        out, rc, *err = self.answers.get(command[0], ("", 1))
+        return subprocess.CompletedProcess(command, rc, out, err[0] if err else "")
 
 
 class SlurmOutput(unittest.TestCase):
@@ -82,8 +82,16 @@ class SlurmOutput(unittest.TestCase):
         run = Canned({"squeue": ("40_1 COMPLETING\n", 0), "scontrol": (self.SCONTROL, 0)})
         self.assertEqual(slurm.task_states("40", run)[1], "TIMEOUT")
         # Slurm has forgotten the job: every task has ended.
-        run = Canned({"squeue": ("", 0), "scontrol": ("", 1)})
+        run = Canned({"squeue": ("", 1, "slurm_load_jobs error: Invalid job id specified\n"),
+                      "scontrol": ("", 1, "slurm_load_jobs error: Invalid job id specified\n")})
         self.assertEqual(slurm.task_states("40", run), {})
+        # The controller does not answer: nothing is known (never "every task ended").
+        run = Canned({"squeue": ("", 1, "slurm_load_jobs error: Unable to contact slurm "
+                                        "controller (connect failure)\n"),
+                      "scontrol": ("", 1, "slurm_load_jobs error: Unable to contact slurm "
+                                          "controller (connect failure)\n")})
+        self.assertIsNone(slurm.task_states("40", run))
+        self.assertFalse(slurm.all_ended(None, 3))
         self.assertTrue(slurm.all_ended({}, 3))
         self.assertFalse(slurm.all_ended(slurm.parse_scontrol(self.SCONTROL), 6))
 
