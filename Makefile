@@ -53,7 +53,8 @@ RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
 HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
 TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox_exec
 
-.PHONY: all help deps check check-host check-skeletons check-gpu check-grader skeletons grade \
+.PHONY: all help deps check check-host check-skeletons check-gpu check-grader check-slurm \
+        skeletons grade \
         docs clean gpu-check handout gradescope check-handout check-gradescope FORCE
 .DEFAULT_GOAL := all
 
@@ -68,6 +69,7 @@ help:
 	@echo "  make handout      instructors: the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
 	@echo "  make gradescope   instructors: Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"
 	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
+	@echo "  make check-slurm  class grading through a one-node Slurm cluster (root; installs Slurm)"
 	@echo "  make clean        remove $(BUILD)/"
 	@echo "Variables: LAB=01 (one lab)  CUDA_ARCH=sm_90|native (one GPU; default: fat binary)"
 	@echo "Labs: $(LABS_ALL)"
@@ -250,6 +252,15 @@ check:
 	  $(MAKE) --no-print-directory check-gradescope && \
 	  $(MAKE) --no-print-directory check-gpu; } 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; bash tools/check_summary.sh $(BUILD)/check.log; exit $$status
+
+# Class grading through Slurm, on a one-node cluster started for the test (root, no GPU):
+# tools/deps.sh slurm installs Debian's slurmctld slurmd slurm-client munge with apt.
+check-slurm: all
+	@if [ ! -d grading/tests ]; then echo "check-slurm: SKIPPED (no grading/tests here: a student package)"; exit 0; fi; \
+	if [ "$$(id -u)" -ne 0 ]; then echo "check-slurm: SKIPPED (not root: the test cluster's daemons run as root)"; exit 0; fi; \
+	if ! command -v apt-get >/dev/null && ! bash tools/deps.sh slurm >/dev/null 2>&1; then \
+	  echo "check-slurm: SKIPPED (Slurm is not installed and there is no apt-get to install it)"; exit 0; fi; \
+	bash tools/deps.sh slurm && python3 grading/tests/test_slurm.py --build $(BUILD)
 
 # The grader's own tests stay with the instructor's kit (not in the student package).
 check-grader: all

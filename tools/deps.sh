@@ -7,17 +7,25 @@
 # each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
 # students); without it the grader falls back to weaker isolation and says so in the results.
 #
-# usage: tools/deps.sh [all|grade]   `grade` (what make grade needs: a GPU node grades without
-# Doxygen) checks CUnit, Python 3 and bubblewrap only; `all` (the default) everything.
+# usage: tools/deps.sh [all|grade|slurm]   `grade` (what make grade needs: a GPU node grades
+# without Doxygen) checks CUnit, Python 3 and bubblewrap only; `all` (the default) everything;
+# `slurm` (make check-slurm) only Debian's Slurm and munge, for the one-node test cluster of
+# grading/tests/test_slurm.py (slurmctld slurmd slurm-client munge, about 3 MB).
 set -u
 what=${1:-all}
 missing=()
 cc=${CC:-gcc}
-echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
+if [ "$what" = slurm ]; then
+    for pair in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client; do
+        command -v "${pair%%:*}" >/dev/null || [ -x "/usr/sbin/${pair%%:*}" ] \
+            || missing+=("${pair#*:}")
+    done
+fi
+[ "$what" = slurm ] || { echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
     && [ -f "$($cc -print-file-name=libcunit.a)" ] || missing+=(libcunit1-dev)
 command -v python3 >/dev/null || missing+=(python3)
-command -v bwrap >/dev/null || missing+=(bubblewrap)
-if [ "$what" != grade ]; then
+command -v bwrap >/dev/null || missing+=(bubblewrap); }
+if [ "$what" = all ]; then
     command -v doxygen >/dev/null || missing+=(doxygen)
     command -v dot >/dev/null || missing+=(graphviz)
     [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)

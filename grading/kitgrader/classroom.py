@@ -124,36 +124,21 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
         say(printable(line, multiline=False))  # names are vetted; errors and notes need not be
 
     def one(index, sub):
-        name, folder = sub.name, sub.folder
         if sub.refused_reason:
             tell(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
-            return SubmissionResult(name=sub.label, path=str(folder), exit_code=EXIT_USAGE,
-                                    error=f"not graded: {sub.refused_reason}")
+            return refused_result(sub)
         if lost.is_set() or stopping():
-            return SubmissionResult(name=name, path=str(folder), error="not graded: "
+            return SubmissionResult(name=sub.name, path=str(sub.folder), error="not graded: "
                                     + (lost_reason[0] if lost_reason else "grading stopped"),
                                     exit_code=EXIT_NO_GPU)
         slot, gpu_id = free.get()
         try:
-            work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
-            grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
-                                      work_dir=work_dir, slot=slot)
-            result = grader.grade()
+            result = grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose)
         finally:
             free.put((slot, gpu_id))
         if result.error and result.exit_code == EXIT_NO_GPU:
             lost_reason.append(result.error)
             lost.set()
-        write_submission(result, out_dir / name, verbose)
-        where = f" on GPU {gpu_id}" if gpu_id is not None else ""
-        if result.error:
-            tell(f"{name}: NOT GRADED ({result.error})")
-        else:
-            labs = ", ".join(f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
-                             + ("" if lab.status == "graded" else f" ({lab.status})")
-                             for lab in result.labs)
-            tell(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
-                 f"{result.elapsed:.0f} s{where}")
         return result
 
     def recorded(index, sub):
@@ -178,3 +163,30 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
             raise
     write_gradebook(out_dir / "gradebook.csv", results, lab_ids)
     return results
+
+
+def refused_result(sub):
+    """The gradebook's row for an entry that is never graded."""
+    return SubmissionResult(name=sub.label, path=str(sub.folder), exit_code=EXIT_USAGE,
+                            error=f"not graded: {sub.refused_reason}")
+
+
+def grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose=False):
+    """Grades one (vetted) submission on gpu_id with the slot's uid: OUT/NAME/ as a class run
+    writes it, and one line to `tell`. A Slurm task (slurm.py) runs this alone."""
+    name, folder = sub.name, sub.folder
+    work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
+    grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
+                              work_dir=work_dir, slot=slot)
+    result = grader.grade()
+    write_submission(result, out_dir / name, verbose)
+    where = f" on GPU {gpu_id}" if gpu_id is not None else ""
+    if result.error:
+        tell(f"{name}: NOT GRADED ({result.error})")
+    else:
+        labs = ", ".join(f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
+                         + ("" if lab.status == "graded" else f" ({lab.status})")
+                         for lab in result.labs)
+        tell(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
+             f"{result.elapsed:.0f} s{where}")
+    return result

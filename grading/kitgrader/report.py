@@ -304,18 +304,24 @@ def write_gradebook(path, subs, lab_ids):
     how the code was isolated. Every cell is made safe for a spreadsheet (the student's name,
     which classroom.py vets, as it is; the others printable() on one line). Written whole or
     not at all: a class run writes it after every student."""
+    return write_gradebook_rows(path, [gradebook_row(sub, lab_ids) for sub in subs], lab_ids)
+
+
+def write_gradebook_rows(path, rows, lab_ids):
+    """write_gradebook() from rows as gradebook_row() gives them (a Slurm run gathers the
+    rows its tasks wrote, slurm.py)."""
     text = io.StringIO()
     out = csv.writer(text)
     out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds",
                   "isolation", "notes"])
-    for sub in sorted(subs, key=lambda s: s.name):
-        name, *cells = _gradebook_row(sub, lab_ids)
+    for name, *cells in sorted(rows, key=lambda row: row[0]):
         out.writerow([spreadsheet_safe(name)] + [spreadsheet_safe(printable(c, multiline=False))
                                                  for c in cells])
     return write_atomic(path, text.getvalue(), encoding_errors="backslashreplace")
 
 
-def _gradebook_row(sub, lab_ids):
+def gradebook_row(sub, lab_ids):
+    """The student's row: name, a cell per lab, total, max, status, seconds, isolation, notes."""
     if sub.error:
         return [sub.name, *([""] * len(lab_ids)), "", "", "not graded", f"{sub.elapsed:.0f}",
                 sub.isolation, sub.error]
