@@ -248,6 +248,7 @@ check:
 	  $(MAKE) --no-print-directory check-skeletons && \
 	  $(MAKE) --no-print-directory docs && \
 	  $(MAKE) --no-print-directory check-grader && \
+	  $(MAKE) --no-print-directory check-slurm && \
 	  $(MAKE) --no-print-directory check-handout && \
 	  $(MAKE) --no-print-directory check-gradescope && \
 	  $(MAKE) --no-print-directory check-gpu; } 2>&1 | tee $(BUILD)/check.log; \

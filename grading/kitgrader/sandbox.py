@@ -53,6 +53,7 @@ environment the argv is started with, the result channel's KIT_RESULT_FD/KIT_RES
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import glob
 import os
 import pwd
@@ -60,6 +61,8 @@ import re
 import shutil
 import stat
 import subprocess
+import tempfile
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -132,9 +135,53 @@ class Isolation:
     def for_slot(self, slot, gpu=None):
         """The same isolation for grading slot `slot` on GPU `gpu` (its own uid, its GPU's
         device file)."""
-        uid = uid_for_slot(slot) if self.kind in OWN_UID else self.uid
+        uid = leased_uid(slot) if self.kind in OWN_UID else self.uid
         return dataclasses.replace(self, slot=slot, gpu=None if gpu is None else str(gpu),
                                    uid=uid)
+
+
+_leases = {}  # slot -> (uid, the open lock file that holds it), for this grader's lifetime
+_leases_lock = threading.Lock()
+
+
+def _lease_folder():
+    """Where graders on this machine take their uids: a folder only the grader's user can
+    write (root: /run/kitgrader), so sandboxed code can neither hold nor free a lease."""
+    if os.geteuid() == 0 and os.path.isdir("/run") and os.access("/run", os.W_OK):
+        folder = Path("/run/kitgrader")
+    else:
+        folder = Path(tempfile.gettempdir()) / f"kitgrader-slots-{os.geteuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise GraderError(f"{folder}: not a private folder of the grader's user")
+    return folder
+
+
+def leased_uid(slot):
+    """The uid of grading slot `slot`, held for this grader as long as it runs: slot's own
+    (uid_for_slot) unless another grader on this machine holds that one, then the next free.
+    Two graders at once (two terminals, two Slurm tasks on a node) then never share a uid, so
+    neither's process limit nor its end-of-slot kill (end_slot) reaches the other's code."""
+    with _leases_lock:
+        if slot in _leases:
+            return _leases[slot][0]
+        folder = _lease_folder()
+        held = {uid for uid, _ in _leases.values()}
+        for k in range(MAX_SLOTS):
+            uid = uid_for_slot((slot + k) % MAX_SLOTS)
+            if uid in held:
+                continue
+            fd = os.open(folder / f"{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _leases[slot] = (uid, fd)
+            return uid
+        raise GraderError(f"every one of the {MAX_SLOTS} sandbox uids is held by a grader "
+                          "running on this machine: wait for one to end")
 
 
 def uid_base():

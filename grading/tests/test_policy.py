@@ -340,6 +340,25 @@ def dataclass_replace(iso, **changes):
 
 
 class Slots(unittest.TestCase):
+    def test_two_graders_at_once_never_share_a_uid(self):
+        # Another grader on this machine holds slot 0's uid: this one's slot 0 takes another,
+        # so the other's end-of-slot kill and process limit cannot reach this one's code.
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]); "
+             "from kitgrader import sandbox; print(sandbox.leased_uid(0), flush=True); "
+             "time.sleep(60)", str(GRADING)], stdout=subprocess.PIPE, text=True)
+        try:
+            theirs = int(holder.stdout.readline())
+            mine = subprocess.run(
+                [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                 "from kitgrader import sandbox; print(sandbox.leased_uid(0))", str(GRADING)],
+                capture_output=True, text=True, timeout=60)
+            self.assertEqual(mine.returncode, 0, mine.stderr)
+            self.assertNotEqual(int(mine.stdout), theirs)
+        finally:
+            holder.kill()
+            holder.wait()
+
     def test_each_slot_has_a_uid_of_its_own(self):
         iso = Isolation(kind="bwrap-nobody", text="", bwrap="/usr/bin/bwrap",
                         uid=sandbox.uid_for_slot(0), sandbox_exec=launcher())
