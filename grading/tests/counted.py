@@ -1,7 +1,18 @@
-"""The grader's test files end the same way: run unittest, then one line that make check's
-summary adds up (`LABEL: N passed, N failed, N skipped`), and an exit status."""
+"""The grader's test files start and end the same way: the --build folder, then unittest, then
+one line that make check's summary adds up (`LABEL: N passed, N failed, N skipped`), and an
+exit status."""
+import argparse
 import sys
 import unittest
+from pathlib import Path
+
+
+def build_folder(root):
+    """The --build folder (default ROOT/build, resolved) and the other arguments, unittest's."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--build", default=str(Path(root) / "build"))
+    args, rest = parser.parse_known_args()
+    return Path(args.build).resolve(), rest
 
 
 def run_and_count(label, rest):

@@ -14,7 +14,6 @@ anchor gone, a marker moved. It needs `make` first (grading.env, the kit's objec
 verdict binary); about 20 s, most of it nvcc.
 """
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -238,10 +237,7 @@ class Changes(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     if not (BUILD / "grading.env").is_file():
         print(f"test_gpu_fixtures_build: {BUILD}/grading.env is missing: run make first",
               file=sys.stderr)

@@ -13,7 +13,6 @@ rubric reader, the speed formula, the sanitizer report reader and the forbidden-
 of every real lab's solution.
 """
 
-import argparse
 import csv
 import json
 import os
@@ -677,7 +676,7 @@ class MeasuredFromOutside(unittest.TestCase):
         # measured it (here: none): skipped is never passed.
         build = GradeWithAFakeGpu().build_with_probe("build-fake-no-memory",
                                                      self.FACTS.format(free=0))
-        proc, results, _ = GradeWithAFakeGpu().grade_with(build, HOST / "good_devcount",
+        proc, results, _ = GradeWithAFakeGpu().grade_with(build, FIXTURE_KIT / "solutions",
                                                           "fake-gpu-skip")
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
         test = self._tests_of(results)["4.1_device/needs_memory"]
@@ -694,7 +693,8 @@ class MeasuredFromOutside(unittest.TestCase):
         self.assertEqual(other["status"], "failed", other["output"])
         self.assertIn("not scored: in 4.2_host/some your code did the work on the host",
                       other["output"])
-        code, _, _, results, _ = grade(HOST / "good_devcount", "--lab", "94")
+        code, _, _, results, _ = grade(FIXTURE_KIT / "solutions", "--lab", "94",
+                                       out=STATE["out"] / "solution-94")
         for name in ("4.2_host/some", "4.2_host/none"):
             test = self._tests_of(results)[name]
             self.assertEqual(test["status"], "passed", test["output"])
@@ -948,10 +948,7 @@ class RealKitBuilds(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     if not (BUILD / "grading.env").exists():
         print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
         return 2

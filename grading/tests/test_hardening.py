@@ -24,7 +24,6 @@ are used here), each grader process under a memory limit and killed with its pro
 when it overruns, so that a grader without these limits fails the test instead of the machine.
 """
 
-import argparse
 import csv
 import json
 import os
@@ -602,10 +601,7 @@ class Gradebook(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     print("check-hardening: limits on what the grader derives, what it shows (no GPU needed)",
           flush=True)
     return counted.run_and_count("check-hardening", rest)

@@ -17,7 +17,6 @@ No GPU needed. Covered:
   * a class folder's entries (classroom.py) and the gradebook's cells (report.py).
 """
 
-import argparse
 import csv
 import json
 import os
@@ -607,10 +606,7 @@ class ClassFolder(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     print("check-intake: what the grader takes from a submission and a class (no GPU needed)",
           flush=True)
     return counted.run_and_count("check-intake", rest)

@@ -19,7 +19,6 @@ Covered, each tried for real where it can be:
 Needs root and bubblewrap for the parts that say so (the CI machine has both).
 """
 
-import argparse
 import csv
 import json
 import os
@@ -676,10 +675,7 @@ class FailClosed(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     if not os.access(launcher(), os.X_OK) or not (BUILD / "grading.env").exists():
         print(f"test_policy: {BUILD} is not built: run make first", file=sys.stderr)
         return 2

@@ -10,7 +10,6 @@ the attempt itself works. Nothing is compiled; the programs run inside are the s
 (sh, bash, dd, head, id). About 10 s in all.
 """
 
-import argparse
 import os
 import signal
 import socket
@@ -359,10 +358,7 @@ def cmdlines_of_uid(uid):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     if not os.access(launcher(), os.X_OK):
         print(f"test_sandbox: {launcher()} is missing: run make first", file=sys.stderr)
         return 2

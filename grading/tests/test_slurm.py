@@ -14,7 +14,6 @@ usage: python3 grading/tests/test_slurm.py [--build BUILD] [unittest options, te
     Slurm installed: tools/deps.sh slurm).
 """
 
-import argparse
 import csv
 import json
 import os
@@ -271,10 +270,7 @@ class OnACluster(unittest.TestCase):
 
 def main():
     global BUILD
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--build", default=str(ROOT / "build"))
-    args, rest = parser.parse_known_args()
-    BUILD = Path(args.build).resolve()
+    BUILD, rest = counted.build_folder(ROOT)
     print("check-slurm: class grading through a one-node Slurm cluster (no GPU needed)",
           flush=True)
     return counted.run_and_count("check-slurm", rest)
