@@ -27,9 +27,11 @@
         "time_limit_s": 300
       },
       "forbidden": [{"pattern": "regex on nm -C names", "why": "what the message says"}],
-      "cpu": {"factor": 3, "slack_ms": 250}  a test's process may use this much CPU time:
-                                             factor * the reference's on the same test +
-                                             slack_ms (cpu.py); the defaults shown
+      "cpu": {"factor": 3, "slack_ms": 250,  a test's process may use this much CPU time:
+              "tests": ["*"],                factor * the reference's on the same test +
+              "speed": true}                 slack_ms (cpu.py), in the tests matched by
+                                             "tests" (SUITE/TEST shell patterns) and, when
+                                             "speed" is true, the timed run; defaults shown
     }
 
 Keys starting with "_" are comments. Points are split equally among a suite's tests. A bonus
@@ -41,6 +43,7 @@ error in the rubric.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -81,6 +84,14 @@ class CpuRule:
 
     factor: float = 3.0
     slack_ms: float = 250.0
+    tests: list = field(default_factory=lambda: ["*"])  # SUITE/TEST patterns it applies to
+    speed: bool = True  # whether the timed run's CPU time is held to it too
+
+    def applies(self, test_id):
+        """Whether the budget holds for this test: only where an honest solution's CPU time
+        is small and steady (few launches, much data), or an honest habit such as waiting
+        after every launch would read as host work (cpu.py)."""
+        return any(fnmatch.fnmatchcase(test_id, pattern) for pattern in self.tests)
 
 
 @dataclass
@@ -199,9 +210,13 @@ def load_rubric(path, lab_id, lab_name):
     rubric.allow = list(allow)
     if "cpu" in data:
         spec = data["cpu"]
-        r.keys(spec, "cpu", ["factor", "slack_ms", "_comment"])
+        r.keys(spec, "cpu", ["factor", "slack_ms", "tests", "speed", "_comment"])
+        if not isinstance(spec.get("speed", True), bool):
+            r.fail("cpu.speed", "must be true or false")
         rubric.cpu = CpuRule(factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
-                             slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0))
+                             slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0),
+                             tests=r.string_list(spec.get("tests", ["*"]), "cpu.tests"),
+                             speed=spec.get("speed", True))
     suites = data.get("suites", {})
     r.keys(suites, "suites", list(suites))
     for name, spec in suites.items():
@@ -278,11 +293,19 @@ def lab_rubric(rubric_dir, lab_id, lab_name):
     return default_rubric(lab_id, lab_name)
 
 
-def check_against_tests(rubric, suites_found):
-    """Problems of a rubric with the suites the lab's test binary really has."""
-    return [
+def check_against_tests(rubric, suites_found, test_ids=()):
+    """Problems of a rubric with the suites and tests the lab's test binary really has. A
+    "cpu.tests" pattern that matches no test would switch the CPU budget off unseen."""
+    problems = [
         f"rubric {rubric.source}: suite '{name}' is not in the lab's tests "
         f"(they have: {', '.join(suites_found)})"
         for name in rubric.suites
         if name not in suites_found
     ]
+    if test_ids:
+        problems += [
+            f"rubric {rubric.source}: cpu.tests: '{pattern}' matches none of the lab's tests"
+            for pattern in rubric.cpu.tests
+            if not any(fnmatch.fnmatchcase(t, pattern) for t in test_ids)
+        ]
+    return problems
