@@ -157,8 +157,9 @@ SKELETON_PAIRS := $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS_ALL),$(l)/$(call lab
 # the kit's code alone (runner, suites, verifier, and stubs that send the lab's calls away),
 # and an executor the grader links from the student's object, the dispatcher and the lab's
 # call table. The timed driver of speed points is split the same way.
-REMOTE_CLIENT_OBJ := $(BUILD)/obj/tests/remote_client.o
-REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/tests/remote_executor.o
+SHARED_MEMORY_OBJ := $(BUILD)/obj/tests/shared_memory.o
+REMOTE_CLIENT_OBJ := $(BUILD)/obj/tests/remote_client.o $(SHARED_MEMORY_OBJ)
+REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/tests/remote_executor.o $(SHARED_MEMORY_OBJ)
 GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/timed_driver.o \
                $(REMOTE_EXECUTOR_OBJ) \
                $(foreach l,$(LABS_ALL),$(BUILD)/grading/verdict_$(call lab_id,$(l)) \

@@ -8,9 +8,13 @@
  *   runtime go to stubs (tests/remote_client.c and the lab's tests/api_NN_name.c) that send
  *   each call over a socket;
  * - the **executor**: the student's object, linked with a small dispatcher
- *   (tests/remote_executor.c), in the grader's sandbox. It is the only process that touches
- *   the GPU: it allocates, copies, runs the student's functions, and answers with data
- *   (return values, buffers), never with a verdict.
+ *   (tests/remote_executor.c), in the grader's sandbox. It is the only process that runs GPU
+ *   code: it maps the test's buffers, runs the student's functions, and answers with data
+ *   (return values), never with a verdict.
+ * On a GPU the verdict process holds the test's buffers itself (tests/shared_memory.h) and
+ * hands the executor a descriptor for each (KIT_OP_IMPORT); the copies in and out are its own.
+ * Without one (or with KIT_DATA_PLANE=executor, as in sanitizer runs) the executor allocates
+ * them and their bytes travel over the socket (KIT_OP_MALLOC, KIT_OP_TO_DEVICE, ...).
  * The verdict process checks what comes back itself, from a snapshot it took before the call.
  * Whatever the student's code does in its own process (exit, a constructor, longjmp, a forged
  * message), the worst it can do is to answer wrongly or not at all, and the test fails.
@@ -60,6 +64,10 @@ typedef enum {
     KIT_OP_EVENT_SYNC,    /**< arg0 event */
     KIT_OP_EVENT_ELAPSED, /**< arg0 start, arg1 stop; answer value = milliseconds as float bits */
     KIT_OP_HELLO,         /**< the first request: set up CUDA, then answer (status only) */
+    KIT_OP_IMPORT,        /**< map the verdict's buffer: arg0 its address there, arg1 bytes;
+                               its descriptor comes with the request (SCM_RIGHTS); answer
+                               value = the address here (tests/shared_memory.h) */
+    KIT_OP_UNIMPORT,      /**< wait for the GPU, then unmap the buffer at arg0 (the verdict's) */
 } kit_remote_op;
 
 /** A request from the verdict process. */

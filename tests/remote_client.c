@@ -2,7 +2,9 @@
  * The verdict side of a graded test (see remote.h): the CUDA runtime calls the kit's tests
  * make, and the lab's API calls (tests/api_NN_name.c), sent to the executor that runs the
  * student's code. Linked instead of the CUDA runtime into build/grading/verdict_NN_name and
- * timed_NN_name, which therefore hold no student code and no GPU code.
+ * timed_NN_name, which therefore hold no student code and no GPU code; on a GPU they hold the
+ * test's buffers (tests/shared_memory.h), so its data never passes through the student's
+ * process.
  *
  * Everything the executor answers is data from an untrusted process: sizes are checked
  * against what was asked, texts are cut short and made printable, and a process that dies or
@@ -25,6 +27,7 @@
 #include "remote.h"
 #include "remote_api.h"
 #include "result_channel.h"
+#include "shared_memory.h"
 
 static char **executor_command; /* argv of the executor, from after `--` */
 static int sock = -1;
@@ -33,6 +36,16 @@ static int executor_lost; /* it died or broke the protocol: every later call fai
 static int executor_status = -1; /* its wait status, once reaped */
 static double ready_cpu_ms = -1;  /* the executor's CPU time when it said it was ready */
 static double last_cpu_ms = -1;   /* kit_remote_cpu_ms() */
+
+/* Buffers the test freed, still mapped on both sides, for its next cudaMalloc: a test that
+ * allocates per check would otherwise have the executor map a new buffer each time, CPU time
+ * that is nobody's work but noise in the budget. They go at the end of the test
+ * (tests/shared_memory.h). */
+#define PARKED_MAX 32
+static struct {
+    uint64_t address, mapped;
+} parked[PARKED_MAX];
+static int parked_count;
 
 /* ---- what the grader measured: the GPU (never the executor's word) ------------------- */
 
@@ -381,14 +394,39 @@ static int receive_all(void *data, size_t bytes)
  * payload into @p answer (exactly @p answer_max unless @p answer_len is given). Returns 0, or
  * -1 when the executor is gone (reported once, as a failure of @p what).
  */
-static int exchange(kit_remote_request *request, const void *payload, kit_remote_reply *reply,
-                    void *answer, size_t answer_max, size_t *answer_len, const char *what)
+/* Sends @p request with descriptor @p fd attached (SCM_RIGHTS): 0, or -1. */
+static int send_with_descriptor(const kit_remote_request *request, int fd)
+{
+    char control[CMSG_SPACE(sizeof(int))];
+    memset(control, 0, sizeof control);
+    struct iovec part = {.iov_base = (void *)request, .iov_len = sizeof *request};
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control,
+                             .msg_controllen = sizeof control};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t sent;
+    do {
+        sent = sendmsg(sock, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent <= 0) {
+        return -1;
+    }
+    return send_all((const char *)request + sent, sizeof *request - (size_t)sent);
+}
+
+static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
+                       kit_remote_reply *reply, void *answer, size_t answer_max,
+                       size_t *answer_len, const char *what)
 {
     memset(reply, 0, sizeof *reply);
     if (executor_lost || (sock < 0 && start_executor() != 0)) {
         return -1;
     }
-    if (send_all(request, sizeof *request) != 0 ||
+    int sent = fd >= 0 ? send_with_descriptor(request, fd) : send_all(request, sizeof *request);
+    if (sent != 0 ||
         (request->payload && send_all(payload, request->payload) != 0) ||
         receive_all(reply, sizeof *reply) != 0) {
         lose(what);
@@ -407,6 +445,12 @@ static int exchange(kit_remote_request *request, const void *payload, kit_remote
         *answer_len = reply->payload;
     }
     return 0;
+}
+
+static int exchange(kit_remote_request *request, const void *payload, kit_remote_reply *reply,
+                    void *answer, size_t answer_max, size_t *answer_len, const char *what)
+{
+    return exchange_fd(request, -1, payload, reply, answer, answer_max, answer_len, what);
 }
 
 /* The first exchange: the executor sets CUDA up and answers; from then on, the CPU time the
@@ -441,6 +485,8 @@ int kit_remote_end_test(int needs_gpu, char *report, size_t report_size)
      * this one started does not always hold the executor's time.) */
     double end_cpu_ms = alive ? tree_cpu_ms(executor_pid) : -1;
     shut_down();
+    kit_shared_free_all(); /* the executor that mapped them is gone */
+    parked_count = 0;
     last_cpu_ms = -1;
     char note[160];
     if (end_cpu_ms >= 0 && ready_cpu_ms >= 0) {
@@ -525,10 +571,148 @@ int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *a
     return reply.value;
 }
 
+/* ---- the test's device memory: the verdict's own (tests/shared_memory.h) ----------------- */
+
+/*
+ * Whether this process holds the test's buffers itself: on a GPU the grader's probe saw,
+ * unless KIT_DATA_PLANE=executor asks for the older way, where every buffer lives in the
+ * executor and its bytes travel over the socket (kept for machines whose driver cannot share
+ * memory between processes; the grader's log says when it was used, and why).
+ */
+static int buffers_here(void)
+{
+    static int decided = -1;
+    if (decided < 0) {
+        const char *plane = getenv("KIT_DATA_PLANE");
+        char why[200] = "KIT_DATA_PLANE=executor";
+        decided = gpu_facts.ready && !(plane && strcmp(plane, "executor") == 0) &&
+                  kit_shared_start(why, sizeof why) == 0;
+        if (!decided && gpu_facts.ready) {
+            char note[240];
+            snprintf(note, sizeof note, "plane executor: %s", why);
+            kit_result_channel_note(note);
+        }
+    }
+    return decided;
+}
+
+/* Waits for the executor's work (and takes its error, as a copy after a failed kernel would):
+ * the verdict's copies see the GPU only after what the student's code launched is done. */
+static cudaError_t executor_done(const char *what)
+{
+    return simple(KIT_OP_SYNCHRONIZE, 0, 0, 0, NULL, what);
+}
+
+static void unpark(int i)
+{
+    parked[i] = parked[--parked_count];
+}
+
+/* A parked buffer for @p bytes (not more than twice what it needs, plus 4 MiB), or -1. */
+static int parked_for(size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < parked_count; i++) {
+        if (parked[i].mapped >= bytes && parked[i].mapped <= 2 * (uint64_t)bytes + (4u << 20) &&
+            (best < 0 || parked[i].mapped < parked[best].mapped)) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+static cudaError_t shared_malloc(void **pointer, size_t bytes)
+{
+    int reuse = parked_for(bytes);
+    if (reuse >= 0) {
+        *pointer = (void *)(uintptr_t)parked[reuse].address;
+        unpark(reuse);
+        return cudaSuccess;
+    }
+    uint64_t address = 0, mapped = 0;
+    int fd = -1;
+    cudaError_t err = (cudaError_t)kit_shared_alloc(bytes, &address, &mapped, &fd);
+    if (err != cudaSuccess) {
+        return err;
+    }
+    kit_remote_request request = {.op = KIT_OP_IMPORT, .args = {address, mapped}};
+    kit_remote_reply reply;
+    int sent = exchange_fd(&request, fd, NULL, &reply, NULL, 0, NULL, "cudaMalloc()");
+    close(fd);
+    err = sent != 0 ? cudaErrorUnknown : (cudaError_t)reply.status;
+    if (err != cudaSuccess) {
+        kit_shared_free(address);
+        return err;
+    }
+    *pointer = (void *)(uintptr_t)address;
+    return cudaSuccess;
+}
+
+/* Unmaps a buffer in the executor and frees it here. */
+static cudaError_t release(uint64_t address)
+{
+    cudaError_t err = simple(KIT_OP_UNIMPORT, address, 0, 0, NULL, "cudaFree()");
+    cudaError_t freed = (cudaError_t)kit_shared_free(address);
+    return err != cudaSuccess ? err : freed;
+}
+
+static cudaError_t shared_free(void *pointer)
+{
+    uint64_t address = (uintptr_t)pointer, mapped = 0;
+    if (!kit_shared_mapped(address, &mapped)) {
+        return cudaErrorInvalidValue;
+    }
+    for (int i = 0; i < parked_count; i++) {
+        if (parked[i].address == address) {
+            return cudaErrorInvalidValue; /* freed twice */
+        }
+    }
+    if (parked_count == PARKED_MAX) {
+        cudaError_t err = release(parked[0].address);
+        unpark(0);
+        if (err != cudaSuccess) {
+            return err;
+        }
+    }
+    cudaError_t err = executor_done("cudaFree()"); /* cudaFree waits for the GPU too */
+    parked[parked_count].address = address;
+    parked[parked_count].mapped = mapped;
+    parked_count++;
+    return err;
+}
+
+static cudaError_t shared_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    uintptr_t to = (uintptr_t)dst, from = (uintptr_t)src;
+    int ok = (kind != cudaMemcpyHostToDevice || kit_shared_holds(to, bytes)) &&
+             (kind != cudaMemcpyDeviceToHost || kit_shared_holds(from, bytes)) &&
+             (kind != cudaMemcpyDeviceToDevice ||
+              (kit_shared_holds(to, bytes) && kit_shared_holds(from, bytes)));
+    if (!ok) {
+        return cudaErrorInvalidValue;
+    }
+    cudaError_t err = executor_done("cudaMemcpy()");
+    if (err != cudaSuccess) {
+        return err;
+    }
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        return (cudaError_t)kit_shared_to_device(to, src, bytes);
+    case cudaMemcpyDeviceToHost:
+        return (cudaError_t)kit_shared_to_host(dst, from, bytes);
+    default:
+        return (cudaError_t)kit_shared_on_device(to, from, bytes);
+    }
+}
+
 /* ---- the CUDA runtime, as the kit's tests use it ------------------------------------- */
 
 cudaError_t cudaMalloc(void **pointer, size_t bytes)
 {
+    *pointer = NULL;
+    if (buffers_here()) {
+        return shared_malloc(pointer, bytes);
+    }
     int64_t value = 0;
     cudaError_t err = simple(KIT_OP_MALLOC, bytes, 0, 0, &value, "cudaMalloc()");
     *pointer = err == cudaSuccess ? (void *)(uintptr_t)value : NULL;
@@ -539,6 +723,9 @@ cudaError_t cudaFree(void *pointer)
 {
     if (!pointer) { /* nothing to free; and the GPU probe's cudaFree(0) is not the executor's */
         return gpu_facts.ready ? cudaSuccess : cudaErrorNoDevice;
+    }
+    if (buffers_here()) {
+        return shared_free(pointer);
     }
     return simple(KIT_OP_FREE, (uintptr_t)pointer, 0, 0, NULL, "cudaFree()");
 }
@@ -581,6 +768,9 @@ static cudaError_t copy_to_host(char *dst, const char *src, size_t bytes)
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
+    if (buffers_here() && kind >= cudaMemcpyHostToDevice && kind <= cudaMemcpyDeviceToDevice) {
+        return shared_copy(dst, src, bytes, kind);
+    }
     switch (kind) {
     case cudaMemcpyHostToDevice:
         return copy_to_device(dst, src, bytes);
@@ -599,6 +789,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
 
 cudaError_t cudaMemset(void *pointer, int value, size_t bytes)
 {
+    if (buffers_here()) {
+        cudaError_t err = kit_shared_holds((uintptr_t)pointer, bytes)
+                              ? executor_done("cudaMemset()") : cudaErrorInvalidValue;
+        return err != cudaSuccess ? err
+                                  : (cudaError_t)kit_shared_memset((uintptr_t)pointer, value, bytes);
+    }
     return simple(KIT_OP_MEMSET, (uintptr_t)pointer, (uint64_t)value, bytes, NULL,
                   "cudaMemset()");
 }

@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "remote.h"
 #include "remote_api.h"
+#include "shared_memory.h"
 
 /* ---- the lab's functions, registered by tests/api_NN_name.c ---------------------------- */
 
@@ -108,6 +110,31 @@ static void read_all(void *data, size_t bytes)
     }
 }
 
+/* The next request, and the descriptor that came with it (-1 when none did): only
+ * KIT_OP_IMPORT carries one, a buffer of the verdict process to map. */
+static void read_request(kit_remote_request *request, int *fd)
+{
+    char control[CMSG_SPACE(sizeof(int))];
+    struct iovec part = {.iov_base = request, .iov_len = sizeof *request};
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control,
+                             .msg_controllen = sizeof control};
+    ssize_t got;
+    do {
+        got = recvmsg(KIT_REMOTE_FD, &message, MSG_CMSG_CLOEXEC);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        exit(0); /* the verdict process is done (or gone) */
+    }
+    *fd = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len == CMSG_LEN(sizeof(int))) {
+            memcpy(fd, CMSG_DATA(c), sizeof *fd);
+        }
+    }
+    read_all((char *)request + got, sizeof *request - (size_t)got);
+}
+
 static void write_all(const void *data, size_t bytes)
 {
     const char *p = data;
@@ -136,11 +163,10 @@ static void answer(cudaError_t status, int64_t value, uint64_t value2, const voi
     }
 }
 
-/* Every payload passes through one buffer of KIT_REMOTE_CHUNK bytes, made when CUDA is set
- * up (before the test's CPU time starts) and pinned where CUDA allows: a copy to or from the
- * GPU is then the copy engine's work, not a staging copy on the host, and no page is faulted
- * in per message. The CPU time the verdict side measures is then, for an honest sort, little
- * more than its launches. */
+/* When the test's buffers live here (KIT_DATA_PLANE=executor, or no driver on the verdict
+ * side: see remote.h), every payload passes through one buffer of KIT_REMOTE_CHUNK bytes,
+ * made when CUDA is set up (before the test's CPU time starts) and pinned where CUDA allows:
+ * a copy to or from the GPU is then the copy engine's work, not a staging copy on the host. */
 static void *staging;
 
 static void *staging_buffer(void)
@@ -188,9 +214,13 @@ static void call(const kit_remote_request *request)
     for (int i = 0; i < function_count; i++) {
         if (strncmp(functions[i].name, request->name, KIT_REMOTE_NAME_MAX) == 0 &&
             functions[i].arg_count == request->arg_count) {
+            uint64_t args[KIT_REMOTE_MAX_ARGS];
+            for (unsigned a = 0; a < KIT_REMOTE_MAX_ARGS; a++) {
+                args[a] = kit_shared_translate(request->args[a]); /* the verdict's buffers */
+            }
             copied_to_host = 0;
             counting = 1;
-            int64_t value = functions[i].thunk(request->args, input);
+            int64_t value = functions[i].thunk(args, input);
             counting = 0;
             forget(input, request->payload);
             answer(cudaSuccess, value, copied_to_host, NULL, 0);
@@ -250,7 +280,29 @@ static cudaError_t set_up_cuda(void)
     return err;
 }
 
-static void serve(const kit_remote_request *r)
+/* Maps a buffer of the verdict process (tests/shared_memory.h) into this context. */
+static void import(const kit_remote_request *r, int fd)
+{
+    int device = 0;
+    uint64_t address = 0;
+    cudaError_t err = fd < 0 ? cudaErrorInvalidValue : cudaGetDevice(&device);
+    if (err == cudaSuccess) {
+        err = (cudaError_t)kit_shared_import(fd, r->args[0], r->args[1], device, &address);
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    answer(err, (int64_t)address, 0, NULL, 0);
+}
+
+/* Unmaps one, once the GPU is done with it (as cudaFree waits). */
+static void unimport(const kit_remote_request *r)
+{
+    cudaError_t err = cudaDeviceSynchronize();
+    cudaError_t unmapped = (cudaError_t)kit_shared_unimport(r->args[0]);
+    answer(err != cudaSuccess ? err : unmapped, 0, 0, NULL, 0);
+}
+
+static void serve(const kit_remote_request *r, int fd)
 {
     void *p0 = (void *)(uintptr_t)r->args[0];
     void *pointer = NULL;
@@ -312,6 +364,12 @@ static void serve(const kit_remote_request *r)
     case KIT_OP_HELLO:
         answer(set_up_cuda(), 0, 0, NULL, 0);
         return;
+    case KIT_OP_IMPORT:
+        import(r, fd);
+        return;
+    case KIT_OP_UNIMPORT:
+        unimport(r);
+        return;
     default:
         forget(read_payload(r), r->payload);
         answer(cudaErrorInvalidValue, 0, 0, NULL, 0);
@@ -324,8 +382,13 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     for (;;) {
         kit_remote_request request;
-        read_all(&request, sizeof request);
+        int fd;
+        read_request(&request, &fd);
         request.name[KIT_REMOTE_NAME_MAX - 1] = '\0';
-        serve(&request);
+        if (fd >= 0 && request.op != KIT_OP_IMPORT) {
+            close(fd);
+            fd = -1;
+        }
+        serve(&request, fd);
     }
 }

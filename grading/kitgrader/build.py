@@ -275,8 +275,8 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
 def executor_parts(lab):
     """What the grader links a student's object with, besides the CUDA runtime."""
     kit = lab.kit
-    return [kit.obj("tests", "remote_executor.o"), kit.obj("tests", f"api_{lab.symbol_id}.exec.o"),
-            kit.libkit]
+    return [kit.obj("tests", "remote_executor.o"), kit.obj("tests", "shared_memory.o"),
+            kit.obj("tests", f"api_{lab.symbol_id}.exec.o"), kit.libkit]
 
 
 def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):

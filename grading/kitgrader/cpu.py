@@ -10,12 +10,13 @@ solution, on this machine, for the same test:
 
     allowed = factor * reference's CPU time + slack_ms      (the rubric's "cpu", rubric.py)
 
-The factor leaves room for legitimate differences: a student's host loop may synchronise
-after every launch, or allocate per call, where the reference does not. The slack absorbs the
-noise of small tests. Data the tests move travels through the executor's pinned staging
-buffer (tests/remote_executor.c), so an honest process spends little CPU time on it. What the
-budget catches is host work on large inputs; small inputs cost a host sort too little to tell
-(docs/instructor.md, "How the grader keeps its word").
+The factor leaves room for legitimate differences (a student's code may allocate per call
+where the reference does not); the slack absorbs the noise of tests that share the GPU. The
+test's data never passes through the executor (the verdict process holds its buffers,
+tests/shared_memory.h), so an honest process's CPU time is its launches, and a host sort's is
+the sort and its copies. The rubric's "tests" confine the budget to tests where that holds:
+large inputs, few launches. In a launch-bound test an honest loop that waits after every
+launch can cost more than a host sort (docs/instructor.md, "How the grader keeps its word").
 """
 
 from __future__ import annotations

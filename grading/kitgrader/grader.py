@@ -128,7 +128,7 @@ class GradingContext:
             if not tests:
                 raise GraderError(f"{lab.lister} -l lists no tests")
             suites = list(dict.fromkeys(t.suite for t in tests))
-            problems = check_against_tests(lab.rubric, suites)
+            problems = check_against_tests(lab.rubric, suites, [t.id for t in tests])
             if problems:
                 raise GraderError("\n".join(problems))
             for suite in suites:
@@ -435,7 +435,11 @@ class SubmissionGrader:
                        f"status: {run.status}; exit code {process.exit_code}, signal "
                        f"{process.signal}, {process.output_bytes} bytes of output, "
                        f"{process.elapsed:.2f} s, CPU time of the process running your code "
-                       f"{_cpu_text(run.details.get('cpu_ms'))}\n{run.message}\n---\n"
+                       f"{_cpu_text(run.details.get('cpu_ms'))}\n"
+                       + (f"the test's buffers lived in the process running your code "
+                          f"({run.details['plane']}), so that CPU time includes moving them\n"
+                          if run.details.get("plane") else "")
+                       + f"{run.message}\n---\n"
                        f"{process.output}")
         run.log = str(log)
         if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
@@ -454,6 +458,8 @@ class SubmissionGrader:
         (cpu.py) as a suspect, to be measured again when the GPU is quiet
         (_confirm_cpu). Measured from outside by the verdict process, never reported by the
         student's process."""
+        if not lab.rubric.cpu.applies(test.id):
+            return
         used = run.details.get("cpu_ms")
         if used == "unknown":
             run.status = FAILED

@@ -107,6 +107,11 @@ def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
     report's stream and can print a summary of its own, but cannot change how the sanitizer
     ended (and, in the sandbox, cannot signal it). The report's text is feedback."""
     command = [str(verdict), "-t", test_id, "--", *executor]
+    # The test's buffers live in the executor here, each exactly as large as asked: memcheck
+    # knows a buffer's end only from its allocation, and the verdict process's shared buffers
+    # (tests/shared_memory.h) are whole pages, so a write past n keys would land inside one.
+    # No CPU time is judged in a sanitizer run.
+    env = dict(env if env is not None else os.environ, KIT_DATA_PLANE="executor")
     result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True)
     report = result.output
     log = f"$ {' '.join(command)}\n{report}"

@@ -14,6 +14,7 @@ of every real lab's solution.
 """
 
 import csv
+import ctypes
 import json
 import os
 import shlex
@@ -61,7 +62,8 @@ def make_fixture_build():
     for part in ["obj/tests/runner.o", "obj/tests/gpu_harness.o", "lib/libkit.a",
                  "lib/libcunit.a", "tools/gpu_probe", "obj/grading/timed_driver.o",
                  "obj/common/baselines.o", "obj/tests/remote_client.o",
-                 "obj/tests/remote_executor.o", "tools/sandbox_exec"]:
+                 "obj/tests/remote_executor.o", "obj/tests/shared_memory.o",
+                 "tools/sandbox_exec"]:
         source = BUILD / part
         if not source.exists():
             raise RuntimeError(f"{source} is missing: run make first")
@@ -99,7 +101,8 @@ def make_fixture_build():
         sh([cc, "-o", str(fb / "grading" / f"verdict_{ident}"), str(fb / "obj/tests/runner.o"),
             str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
             str(fb / "obj" / "tests" / f"api_{ident}.o"), str(fb / "obj/tests/remote_client.o"),
-            str(fb / "lib/libkit.a"), str(fb / "lib/libcunit.a"), "-lm"])
+            str(fb / "obj/tests/shared_memory.o"), str(fb / "lib/libkit.a"),
+            str(fb / "lib/libcunit.a"), "-lm"])
         solution_obj = fb / "solution" / "obj" / f"{lab}.o"
         solution_obj.parent.mkdir(parents=True, exist_ok=True)
         sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
@@ -663,13 +666,23 @@ class MeasuredFromOutside(unittest.TestCase):
     def test_a_process_that_never_opens_the_gpu_fails_its_gpu_tests(self):
         build = GradeWithAFakeGpu().build_with_probe("build-fake-facts",
                                                      self.FACTS.format(free=8589934592))
-        proc, results, _ = GradeWithAFakeGpu().grade_with(build, HOST / "hijack_socket",
-                                                          "fake-gpu-hijack")
+        proc, results, out = GradeWithAFakeGpu().grade_with(build, HOST / "hijack_socket",
+                                                            "fake-gpu-hijack")
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
         tests = self._tests_of(results)
         for name in ("4.1_device/some", "4.1_device/needs_memory"):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertIn("never opened the GPU", tests[name]["output"])
+        # Without a driver the verdict process cannot hold the test's buffers itself
+        # (tests/shared_memory.h): they live in the executor then, and the log says why.
+        try:
+            ctypes.CDLL("libcuda.so.1")
+        except OSError:
+            logs = list(out.glob("logs/**/4.1_device.some.log"))
+            self.assertEqual(len(logs), 1, logs)
+            text = logs[0].read_text()
+            self.assertIn("the test's buffers lived in the process running your code", text)
+            self.assertIn("cannot load the CUDA driver", text)
 
     def test_a_test_that_does_not_run_is_not_passed(self):
         # The test skips itself when the GPU has too little free memory, as the grader's probe
@@ -816,6 +829,27 @@ class RubricFiles(unittest.TestCase):
         for data, words in cases:
             with self.assertRaises(GraderError) as caught:
                 rubric.load_rubric(self.write(data), "91-hostsum", "hostsum")
+            self.assertIn(words, str(caught.exception))
+
+    def test_cpu_budget_holds_only_in_the_tests_it_names(self):
+        # An honest loop that waits after each of n launches uses many times the reference's
+        # CPU time: the budget must be confined to tests where that cannot happen, and a
+        # pattern that names no test must not switch it off unseen.
+        loaded = rubric.load_rubric(self.write({
+            "suites": {"1.1": {"points": 3}},
+            "cpu": {"tests": ["1.1/large_*", "1.3_block/*"], "speed": False}}),
+            "91-hostsum", "hostsum")
+        self.assertTrue(loaded.cpu.applies("1.1/large_2_24"))
+        self.assertTrue(loaded.cpu.applies("1.3_block/batches"))
+        self.assertFalse(loaded.cpu.applies("1.1/small_sizes"))
+        self.assertFalse(loaded.cpu.speed)
+        self.assertTrue(rubric.CpuRule().applies("any/test"))
+        problems = rubric.check_against_tests(loaded, ["1.1"], ["1.1/large_2_24", "1.1/quick"])
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("cpu.tests: '1.3_block/*' matches none", problems[0])
+        for bad, words in (({"tests": "1.1/*"}, "cpu.tests"), ({"speed": "no"}, "cpu.speed")):
+            with self.assertRaises(GraderError) as caught:
+                rubric.load_rubric(self.write({"cpu": bad}), "91-hostsum", "hostsum")
             self.assertIn(words, str(caught.exception))
 
     def test_default_rubric(self):
