@@ -4,7 +4,9 @@ Before any submission: GradingContext.prepare() checks that `make` built what ea
 lists each lab's tests from the kit's own binary, checks the rubric against them, reads the
 kit's symbols, and links the reference solution's timed driver (for speed points).
 
-Per lab of a submission (each on its own: one lab's trouble never stops the next):
+Per lab of a submission (each on its own: one lab's trouble never stops the next; steps 1-4
+of every lab run side by side, step 5 of every lab shares one pool of --test-jobs tests, and
+steps 6-7 run one lab at a time, so that timings are taken on a quiet GPU):
   1. take only the lab's student file (no link followed, a regular file), into a folder the
      grader owns, named by the lab, never by the student;
   2. refuse includes from outside the lab, common/, CUDA and the system (includes.py), then
@@ -25,7 +27,7 @@ import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import GraderError, NoGpu
@@ -66,6 +68,20 @@ class LabPlan:
     reference_note: str = ""  # why there is no reference executor, when there is none
     reference_linkable: bool = False  # there is a reference to link (_link_reference)
     speed_note: str = ""  # why there are no speed points, when there are none
+
+
+@dataclass
+class LabState:
+    """One lab of the submission being graded, between its steps (Grader.grade)."""
+
+    lab: object
+    plan: object
+    result: object
+    started: float
+    executor: Path = None  # linked: its tests can run
+    work: Path = None
+    logs: Path = None
+    timing: list = field(default_factory=list)  # where its grading time goes: timing.log
 
 
 def verdict_binary(lab):
@@ -276,8 +292,15 @@ class SubmissionGrader:
                     result.isolation += ("; but this GPU reads host memory directly (HMM), so "
                                          "the device-to-host copy count can be bypassed "
                                          "(docs/instructor.md: uvm_disable_hmm=1)")
-            for lab in self.labs:
-                result.labs.append(self.grade_lab(lab))
+            # The labs compile side by side, their tests share one pool (the long ones of
+            # every lab first), and then each lab's CPU checks and speed rounds run alone, on
+            # a quiet GPU: a lab no longer waits for the last test of the one before.
+            with ThreadPoolExecutor(max_workers=max(1, len(self.labs))) as pool:
+                states = list(pool.map(self._start_lab, self.labs))
+            result.labs.extend(state.result for state in states)
+            self._run_tests(states)
+            for state in states:
+                self._finish_lab(state)
         except NoGpu as err:
             result.error, result.exit_code = str(err), err.exit_code
         except sandbox.SandboxFailed as err:
@@ -294,10 +317,12 @@ class SubmissionGrader:
 
     # ---- one lab --------------------------------------------------------------------------------
 
-    def grade_lab(self, lab):
+    def _start_lab(self, lab):
+        """A lab's result table, and its student file compiled, checked and linked (or the
+        reason it stopped there)."""
         plan = self.ctx.plans[lab.id]
-        started = time.monotonic()
         result = LabResult(lab=lab)
+        state = LabState(lab=lab, plan=plan, result=result, started=time.monotonic())
         result.logs = str(self.out / "logs" / lab.id)
         Path(result.logs).mkdir(parents=True, exist_ok=True)
         for test in plan.tests:
@@ -313,10 +338,10 @@ class SubmissionGrader:
                 max_points=rule.points if plan.reference_executor else 0.0,
                 message=plan.speed_note or "not measured")
         try:
-            self._grade_lab_steps(lab, plan, result)
+            self._build_lab(state)
         finally:
-            result.elapsed = time.monotonic() - started
-        return result
+            result.elapsed = time.monotonic() - state.started
+        return state
 
     def _stop(self, result, status, message):
         result.status, result.message = status, message
@@ -324,8 +349,8 @@ class SubmissionGrader:
         if result.speed:
             result.speed.message = f"not measured: {status}"
 
-    def _grade_lab_steps(self, lab, plan, result):
-        opts = self.ctx.options
+    def _build_lab(self, state):
+        lab, plan, result = state.lab, state.plan, state.result
         iso, tc = self.isolation, self.ctx.toolchain
         source = find_student_file(self.submission, lab)
         if source is None:
@@ -387,30 +412,50 @@ class SubmissionGrader:
         os.chmod(executor, 0o555)
 
         timing.append(f"compile, check and link: {time.monotonic() - started:.1f} s")
+        state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
 
-        # The long tests (a lab's tests name them "large_...") start first, so the short ones
-        # fill the gaps beside them instead of leaving one long test running alone at the end.
-        jobs = sorted(((suite, i, run.test) for suite in result.suites.values()
+    def _run_tests(self, states):
+        """Every test of every lab that built, in one pool of test_jobs at a time. The long
+        tests (a lab's tests name them "large_...") start first, so the short ones fill the
+        gaps beside them instead of leaving one long test running alone at the end."""
+        opts = self.ctx.options
+        built = [state for state in states if state.executor]
+        jobs = sorted(((state, suite, i, run.test) for state in built
+                       for suite in state.result.suites.values()
                        for i, run in enumerate(suite.runs)),
-                      key=lambda job: "large" not in job[2].name)
+                      key=lambda job: "large" not in job[3].name)
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
-            done = pool.map(lambda job: self._run_one(lab, executor, job[2], work, logs), jobs)
-            for (suite, i, _), run in zip(jobs, done):
+            done = pool.map(lambda job: self._run_one(job[0].lab, job[0].executor, job[3],
+                                                      job[0].work, job[0].logs), jobs)
+            for (_, suite, i, _), run in zip(jobs, done):
                 suite.runs[i] = run
-        timing.append(f"{len(jobs)} tests, {opts.test_jobs} at a time: "
-                      f"{time.monotonic() - started:.1f} s")
-        started = time.monotonic()
-        self._confirm_cpu(lab, executor, work, result)
-        timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
-        started = time.monotonic()
-        self._speed(lab, plan, executor, logs, result)
-        timing.append(f"speed: {time.monotonic() - started:.1f} s")
-        if opts.sanitize:
+        elapsed = time.monotonic() - started
+        for state in built:
+            count = sum(len(suite.runs) for suite in state.result.suites.values())
+            state.timing.append(f"{count} tests, in one pool with the other labs' ({len(jobs)} "
+                                f"in all, {opts.test_jobs} at a time): {elapsed:.1f} s")
+
+    def _finish_lab(self, state):
+        """A lab's CPU time checks, speed rounds and sanitizer runs, one lab at a time."""
+        if not state.executor:
+            return
+        lab, plan, result = state.lab, state.plan, state.result
+        executor, work, logs, timing = state.executor, state.work, state.logs, state.timing
+        try:
             started = time.monotonic()
-            self._sanitize(lab, plan, executor, work, logs, result)
-            timing.append(f"compute-sanitizer: {time.monotonic() - started:.1f} s")
-        (logs / "timing.log").write_text("\n".join(timing) + "\n")
+            self._confirm_cpu(lab, executor, work, result)
+            timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
+            started = time.monotonic()
+            self._speed(lab, plan, executor, logs, result)
+            timing.append(f"speed: {time.monotonic() - started:.1f} s")
+            if self.ctx.options.sanitize:
+                started = time.monotonic()
+                self._sanitize(lab, plan, executor, work, logs, result)
+                timing.append(f"compute-sanitizer: {time.monotonic() - started:.1f} s")
+            (logs / "timing.log").write_text("\n".join(timing) + "\n")
+        finally:
+            result.elapsed = time.monotonic() - state.started
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline
