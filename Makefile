@@ -33,6 +33,17 @@ LABS := $(if $(LAB),$(filter $(LAB)-% $(LAB),$(LABS_ALL)),$(LABS_ALL))
 ifeq ($(strip $(LABS)),)
 $(error LAB=$(LAB) matches no lab; labs: $(LABS_ALL))
 endif
+# The files every lab must have (docs/instructor.md, "A new lab"): one missing stops make
+# with a sentence that names it, not with "No rule to make target".
+lab_files = labs/$(1)/$(word 2,$(subst -, ,$(1))).h labs/$(1)/$(word 2,$(subst -, ,$(1))).cu \
+            labs/$(1)/$(word 2,$(subst -, ,$(1)))_main.c labs/$(1)/README.md \
+            tests/test_$(subst -,_,$(1)).c tests/api_$(subst -,_,$(1)).c \
+            $(if $(HAVE_SOLUTIONS),solutions/$(1)/$(word 2,$(subst -, ,$(1))).cu)
+MISSING_LAB_FILES := $(foreach l,$(LABS_ALL),$(filter-out $(wildcard $(call lab_files,$(l))),\
+                       $(call lab_files,$(l))))
+ifneq ($(strip $(MISSING_LAB_FILES)),)
+$(error a lab lacks files every lab needs: $(strip $(MISSING_LAB_FILES)) (docs/instructor.md, "A new lab", lists them))
+endif
 # A lab's own build settings, in one place it owns: labs/NN-name/lab.mk (Lab 05's -rdc=true as
 # NVCCFLAGS_05-quicksort, which grading.env hands to the grader too).
 -include $(wildcard labs/*/lab.mk)
@@ -51,7 +62,10 @@ KIT_LIB := $(BUILD)/lib/libkit.a
 BASELINES_OBJ := $(BUILD)/obj/common/baselines.o
 RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
 HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
-TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox_exec
+# merge_path_diagram draws Lab 02's merge path (its handout shows the command, and the
+# site's figure is drawn with it: docs/docs.mk).
+TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox_exec \
+         $(BUILD)/tools/merge_path_diagram
 
 .PHONY: all help deps check check-host check-skeletons check-gpu check-grader check-slurm \
         skeletons grade \
@@ -61,7 +75,8 @@ TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox
 help:
 	@echo "GPU Sorting Lab Kit. Targets:"
 	@echo "  make              build everything: common/, both variants of each lab, tests, tools"
-	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU: without one the grader exits 3)"
+	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU; without one it still checks that"
+	@echo "                    each file compiles and calls only what its lab allows, then exits 3)"
 	@echo "  make check        the kit's own tests: host suites, skeletons, docs, GPU suites if a GPU"
 	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
 	@echo "  make skeletons    rewrite labs/NN/name.cu from solutions/NN/name.cu"
@@ -83,9 +98,17 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(BUILD)/gencode.stamp
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# The GPU architectures the objects were compiled for: rewritten only when CUDA_ARCH changes,
+# and every CUDA object depends on it, so `make CUDA_ARCH=sm_90` then `make` rebuilds them fat
+# instead of linking sm_90-only code into binaries that other GPUs cannot run.
+$(BUILD)/gencode.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo "$(GENCODE)" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(KIT_LIB): $(COMMON_OBJ)
 	@mkdir -p $(@D)
@@ -100,6 +123,13 @@ $(BUILD)/obj/tests/%.o: NVCCFLAGS += -Itests
 
 # ---- tools -----------------------------------------------------------------------------------
 $(BUILD)/tools/skeleton: tools/skeleton.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+# The merge path is drawn from common/merge_path_ref.h, the CPU reference of Lab 02's tests
+# (the co-rank of the lab itself is the student's TODO).
+$(BUILD)/tools/merge_path_diagram: tools/merge_path_diagram.c common/merge_path_ref.h \
+                                   common/exit_codes.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
@@ -123,7 +153,8 @@ lab_hidden = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/hidden/test_$(call
 lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1)).cu
 
 define VARIANT_RULES
-$(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h
+$(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h \
+        $(BUILD)/gencode.stamp
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
 
@@ -162,7 +193,7 @@ REMOTE_CLIENT_OBJ := $(BUILD)/obj/tests/remote_client.o $(SHARED_MEMORY_OBJ)
 REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/tests/remote_executor.o $(SHARED_MEMORY_OBJ)
 GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/timed_driver.o \
                $(REMOTE_EXECUTOR_OBJ) \
-               $(foreach l,$(LABS_ALL),$(BUILD)/grading/verdict_$(call lab_id,$(l)) \
+               $(foreach l,$(LABS),$(BUILD)/grading/verdict_$(call lab_id,$(l)) \
                  $(BUILD)/grading/timed_$(call lab_id,$(l)) \
                  $(BUILD)/obj/tests/api_$(call lab_id,$(l)).exec.o)
 
@@ -237,6 +268,7 @@ grade:
 # a pass here; check-gpu says what was not run.
 check-host: all
 	@$(BUILD)/test_common; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 3 ]
+	@bash tools/check_build_rules.sh
 
 check-gpu: all
 	@bash tests/check_gpu.sh $(BUILD) $(LABS)

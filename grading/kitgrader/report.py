@@ -186,7 +186,9 @@ def submission_table(sub, verbose=False, out_dir=None):
     for note in sub.notes:
         lines.append(f"note: {note}")
     if out_dir:
-        lines.append(f"results: {Path(out_dir) / 'results.json'}   logs: {Path(out_dir) / 'logs'}/")
+        # Not graded: no results.json is written (nothing may look like a grade).
+        kept = "grade.log" if sub.error else "results.json"
+        lines.append(f"results: {Path(out_dir) / kept}   logs: {Path(out_dir) / 'logs'}/")
     return printable("\n".join(lines))
 
 

@@ -607,6 +607,24 @@ class GradeWithAFakeGpu(unittest.TestCase):
         results = out / "results.json"
         return proc, json.loads(results.read_text()) if results.exists() else None, out
 
+    def test_without_a_gpu_the_checks_that_need_none_still_run(self):
+        # A student at home: each file is compiled and checked, the verdicts printed, and
+        # the grader stops for the GPU (exit 3) with no test run and nothing scored.
+        build = self.build_with_probe("build-fake-none",
+                                      'echo "no usable GPU: none here (a fake probe)"; exit 3\n')
+        for submission, status in ((HOST / "good", "graded"),
+                                   (HOST / "forbidden_qsort", "forbidden")):
+            proc, results, out = self.grade_with(build, submission,
+                                                 f"fake-none-{submission.name}")
+            self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+            self.assertIn("NOT GRADED: grading needs an NVIDIA GPU", proc.stdout)
+            self.assertIsNone(results, "not graded: no results.json, nothing like a grade")
+            self.assertIn("NOT GRADED", (out / "grade.log").read_text())
+            if status == "graded":
+                self.assertIn("not run: no GPU here (the file compiled", proc.stdout)
+            else:
+                self.assertIn("FORBIDDEN", proc.stdout)
+
     def test_probed_and_probed_again_after_a_hang(self):
         build = self.build_with_probe("build-fake-gpu", 'echo "GPU: a fake GPU"\n')
         proc, results, _ = self.grade_with(build, HOST / "host_hang", "fake-gpu-hang")
