@@ -5,6 +5,9 @@
 # (tools/deps.sh slurm). Two fake GPUs as a `gpu` GRES, so that --gres=gpu:1 is accepted and
 # each task gets its own CUDA_VISIBLE_DEVICES.
 #
+# On a GPU host, KIT_SLURM_GPU_FILES=/dev/nvidia0 (a gres.conf File= list, e.g.
+# /dev/nvidia[0-1]) with KIT_SLURM_GPU_COUNT=1 makes the real GPUs the node's GRES instead.
+#
 # usage: tools/slurm_test_cluster.sh start DIR   then: export SLURM_CONF=DIR/slurm.conf
 #        tools/slurm_test_cluster.sh stop DIR    cancels the jobs, stops the daemons by the
 #                                                pids in their pid files (never by name)
@@ -71,6 +74,7 @@ done
 export PATH=$PATH:/usr/sbin
 mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/dev"
 host=$(hostname -s)
+mkdir -p "$dir/spool/$host"  # SlurmdSpoolDir=$dir/spool/%n
 
 # munge: its own key and socket, run as the munge user.
 dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
@@ -83,11 +87,15 @@ runuser -u munge -- munged --force --key-file="$dir/munge/munge.key" \
     || fail "munged did not start" "$dir/munge/munged.log"
 wait_for 15 munged "$dir/munge/munged.log" test -S "$dir/munge/munge.socket"
 
-# Two fake GPUs: character devices (as /dev/null) that gres.conf names.
-for i in 0 1; do
-    [ -e "$dir/dev/nvidia$i" ] || mknod -m 666 "$dir/dev/nvidia$i" c 1 3 \
-        || fail "mknod $dir/dev/nvidia$i failed"
-done
+# Two fake GPUs: character devices (as /dev/null) that gres.conf names; or the real ones.
+gpu_files=${KIT_SLURM_GPU_FILES:-$dir/dev/nvidia[0-1]}
+gpu_count=${KIT_SLURM_GPU_COUNT:-2}
+if [ -z "${KIT_SLURM_GPU_FILES:-}" ]; then
+    for i in 0 1; do
+        [ -e "$dir/dev/nvidia$i" ] || mknod -m 666 "$dir/dev/nvidia$i" c 1 3 \
+            || fail "mknod $dir/dev/nvidia$i failed"
+    done
+fi
 
 # The node as slurmd sees it (sockets and cores as it reports them), 95% of the memory.
 node=$(slurmd -C | head -n 1)
@@ -124,11 +132,16 @@ MailProg=/bin/true
 ReturnToService=2
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-$node Gres=gpu:2 State=UNKNOWN
+$node Gres=gpu:$gpu_count State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+# A cgroup v2 host (a GPU node, say) makes slurmd set up cgroups even with proctrack/linuxproc;
+# without systemd it must be told to do so by itself (KIT_SLURM_CGROUP_V2_NO_SYSTEMD=1).
+if [ -n "${KIT_SLURM_CGROUP_V2_NO_SYSTEMD:-}" ]; then
+    printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$dir/cgroup.conf"
+fi
 cat >"$dir/gres.conf" <<EOF
-Name=gpu File=$dir/dev/nvidia[0-1]
+Name=gpu File=$gpu_files
 EOF
 
 slurmctld -c -f "$dir/slurm.conf" || fail "slurmctld did not start" "$dir/slurmctld.log"
