@@ -269,6 +269,7 @@ grade:
 check-host: all
 	@$(BUILD)/test_common; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 3 ]
 	@bash tools/check_build_rules.sh
+	@python3 tools/lab_tables.py --check
 
 check-gpu: all
 	@bash tests/check_gpu.sh $(BUILD) $(LABS)

@@ -34,7 +34,7 @@ shipped | excluded | while read -r path; do
 done
 
 # The README for students, with the lab table of the kit's README (its links work there too).
-table=$(sed -n '/^| lab | what you build |$/,/^$/p' README.md)
+table=$(sed -n '/^<!-- lab-table:begin -->$/,/^<!-- lab-table:end -->$/p' README.md)
 python3 - "$dest/README.md" "$table" <<'PY'
 import sys
 template = open("tools/handout/README.md").read()
