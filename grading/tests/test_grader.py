@@ -400,7 +400,9 @@ class GradeFixtureSubmissions(unittest.TestCase):
         env.pop("KIT_GRADER_NO_GPU_CHECK", None)
         proc = subprocess.run(command, capture_output=True, text=True, env=env)
         self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
-        self.assertIn("needs an NVIDIA GPU", proc.stderr)
+        # The report says why nothing was scored, after the checks that need no GPU.
+        self.assertIn("NOT GRADED: grading needs an NVIDIA GPU", proc.stdout)
+        self.assertIn("not run: no GPU here (the file compiled", proc.stdout)
         self.assertFalse((out / "results.json").exists())
 
 
