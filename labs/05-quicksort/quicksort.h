@@ -47,8 +47,9 @@ extern "C" {
 /**
  * The depth bound of every version: a grid at recursion depth ::QUICKSORT_MAX_DEPTH launches
  * no children; its segments are sorted by a fallback whose cost stays O(m log m) (5.1, one
- * thread's heap sort) or O(m log^2 m) (5.3, one block's sorting network). The host's launch
- * is depth 0; the hardware refuses launches nested deeper than 24.
+ * thread's heap sort) or O(m log^2 m) (5.3, one block's sorting network). (A fill grid of
+ * 5.4, launched by a partition one level above, is at the bound and launches nothing.) The
+ * host's launch is depth 0; the hardware refuses launches nested deeper than 24.
  */
 #define QUICKSORT_MAX_DEPTH 20
 

@@ -259,6 +259,9 @@ __device__ unsigned block_exclusive_scan(unsigned x, unsigned *total)
  * thread its place among the block's; thread 0 claims the block's places with one atomicAdd
  * per side on `slot[0]` (less, filled from `dst[lo]` up) and `slot[1]` (greater, filled from
  * `dst[lo + len - 1]` down). Equal keys are not written: the caller fills their place.
+ * A side the block has no key of may skip its atomicAdd (adding 0 changes nothing), and the
+ * keys may pass through shared memory on their way to `dst`: the tests check what `dst` and
+ * the counters hold, not how they got there.
  */
 __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_t lo, size_t len,
                                size_t tile, unsigned int pivot, unsigned long long *slot)
@@ -436,6 +439,8 @@ __device__ void block_sort_small(const unsigned int *src, unsigned int *out, siz
 /**
  * TODO 5.3. The depth bound's fallback, by one block: copies src[0, m) to out[0, m) unless
  * they are the same array, then sorts out[0, m) in global memory with ::block_bitonic_sort.
+ * The copy reads with ::load_fresh (other blocks of this grid wrote src); when src == out
+ * there is no copy, and the network (given) does its own loads and stores on out.
  */
 __device__ void block_sort_fallback(const unsigned int *src, unsigned int *out, size_t m)
 {
@@ -529,9 +534,12 @@ __device__ void handle_child(const sort_tree *tree, segment child, int depth)
  * into the other one. The block that finishes last (::last_block_done) reads the counters
  * L and G. For quicksort_partition() (@p recurse 0) it fills the E = len - L - G copies of
  * the pivot and writes L and G to `tree->counts` (given). In the sort, it puts the copies of
- * the pivot in their final place in `tree->out` (itself, or with a ::fill_kernel grid when
- * E > FILL_BY_BLOCK_MAX) and hands each child (the L keys and the G keys, now in the other
- * buffer) to ::handle_child.
+ * the pivot in their final place in `tree->out` (itself, or with a ::fill_kernel grid of
+ * ceil(E / QUICKSORT_TILE) blocks of ::QUICKSORT_THREADS threads into
+ * `cudaStreamFireAndForget` when E > FILL_BY_BLOCK_MAX, its failure counted like a child's)
+ * and hands each child (the L keys and the G keys, now in the other buffer) to
+ * ::handle_child. A fill grid launches nothing, so a partition one level above the depth bound
+ * may still launch one.
  */
 __global__ void __launch_bounds__(QUICKSORT_THREADS)
     partition_kernel(sort_tree tree, segment seg, unsigned int pivot, int depth, int recurse)
@@ -702,8 +710,10 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
  * TODO 5.4. The pending launches a tree over @p n keys may need: an upper bound on every
  * launch it makes. Segments that launch children have more than @p leaf keys and, at one
  * depth, are disjoint: at most min(2^d, n / (leaf + 1)) of them at depth d. Each launches at
- * most @p per_segment grids, and there are QUICKSORT_MAX_DEPTH + 1 depths. At least the
- * runtime's default (2048), at most PENDING_LAUNCHES_MAX (each reserved launch costs memory).
+ * most @p per_segment grids. Sum over d = 0 .. QUICKSORT_MAX_DEPTH: the grids at the bound
+ * itself launch nothing, so its term is slack, and the sum is still an upper bound. At
+ * least the runtime's default (2048), at most PENDING_LAUNCHES_MAX (each reserved launch
+ * costs memory).
  */
 size_t pending_launches_for(size_t n, size_t leaf, size_t per_segment)
 {
@@ -790,7 +800,14 @@ extern "C" cudaError_t quicksort_simple(unsigned int *d_keys, size_t n, size_t p
     return err != cudaSuccess ? err : freed;
 }
 
-/** TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters. */
+/**
+ * TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters: zero
+ * the three words of @p d_slot, then launch ::partition_kernel with ::tiles_for(n) blocks of
+ * ::QUICKSORT_THREADS threads, at depth 0, `recurse` 0, on one segment {0, n, in_tmp = 1}
+ * of a ::sort_tree whose `out` is @p d_out and whose `tmp` is @p d_in (the segment starts in
+ * `tmp`; the kernel only reads it, so casting the const away is safe), `slots` @p d_slot,
+ * `failures` NULL (nothing is launched) and `counts` @p d_counts.
+ */
 cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t n,
                            unsigned int pivot, unsigned long long *d_counts,
                            unsigned long long *d_slot)
