@@ -111,7 +111,9 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
  * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
  * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
  * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
- * warp 0, and each thread adds what comes before it. @p total gets the sum of all items.
+ * warp 0, and each thread adds what comes before it. Warp 0 leaves in `s_warp[w]` what the
+ * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
+ * every thread reads into @p total after a barrier.
  * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
@@ -268,8 +270,8 @@ extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned
                                    unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                                    unsigned int bit)
 {
-    if (bit > 31u || n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
+    if (bit > 31u || n > UINT32_MAX || (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
     }
     if (n == 0) {
         return cudaSuccess;
@@ -424,9 +426,10 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
- * vary (::key_bits_kernel, two words copied to the host: the only device-to-host copy of a
- * sort), then every pass whose digit varies, ping-pong between the caller's buffers and
- * @p w; the result ends in the caller's buffers. @p passes gets the passes that ran.
+ * vary (this function first sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls,
+ * then runs ::key_bits_kernel and copies the two words to the host: the only device-to-host
+ * copy of a sort), then every pass whose digit varies, ping-pong between the caller's buffers
+ * and @p w; the result ends in the caller's buffers. @p passes gets the passes that ran.
  */
 cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t n,
                            const work_buffers *w, unsigned int *passes)
@@ -467,8 +470,9 @@ extern "C" cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsign
                                      unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                                      unsigned int shift, const unsigned int *d_offsets)
 {
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
+        (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
     }
     return n == 0 ? cudaSuccess
                   : scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
@@ -478,8 +482,9 @@ extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned 
                                   unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                                   unsigned int shift)
 {
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
+        (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
     }
     if (n == 0) {
         return cudaSuccess;

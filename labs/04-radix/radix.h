@@ -107,7 +107,9 @@ cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n);
 /**
  * TODO 4.2: the stable split of @p n keys by bit @p bit (0..31): every key whose bit is 0,
  * in input order, then every key whose bit is 1, in input order, written to @p d_keys_out
- * (and the values, when @p d_values_in is not NULL, to @p d_values_out). With `b_i` the bit
+ * (and the values, when @p d_values_in is not NULL, to @p d_values_out, which must then not
+ * be NULL: cudaErrorInvalidValue; with no values in, @p d_values_out is not used). With
+ * `b_i` the bit
  * of key i, `s_i` the exclusive scan of the bits and `Nz` the number of zeros, key i goes to
  * `i - s_i` when its bit is 0 and to `Nz + s_i` when it is 1. The output buffers must not
  * overlap the input.
@@ -148,7 +150,9 @@ cudaError_t radix_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_
  * digit in shared memory, and its key at tile position `p`, whose digit `d` starts at `s_d`
  * in the sorted tile, goes to `d_offsets[radix_table_index(d, t, tiles)] + p - s_d`: keys of
  * one digit of one tile go to neighbouring places. The result is the input sorted stably by
- * the digit. Output buffers must not overlap the input; @p d_values_in may be NULL.
+ * the digit. Output buffers must not overlap the input; @p d_values_in may be NULL (then
+ * @p d_values_out is not used), and when it is not, @p d_values_out must not be NULL
+ * (cudaErrorInvalidValue).
  */
 cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                           unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
@@ -157,7 +161,8 @@ cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsigned int *d_v
 /**
  * TODO 4.3: one whole pass: histograms, the scan of the table, the scatter. The output is the
  * input sorted stably by radix_digit(key, shift). Output buffers must not overlap the input;
- * @p d_values_in may be NULL.
+ * @p d_values_in may be NULL (then @p d_values_out is not used), and when it is not,
+ * @p d_values_out must not be NULL (cudaErrorInvalidValue).
  */
 cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                        unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
