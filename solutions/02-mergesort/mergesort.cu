@@ -195,7 +195,10 @@ __device__ void store_shared(unsigned int *keys, unsigned int *values, size_t ba
 /**
  * TODO 2.2. Block `m` does merge `m` of the pass (at most ::MERGESORT_TILE keys): it loads
  * both runs into shared memory, thread t places keys t, t + blockDim.x, ... of the merge with
- * ::place_by_rank into a second shared buffer, and the block stores that buffer.
+ * ::place_by_rank into a second shared buffer, and the block stores that buffer. Keys only
+ * (`dst_values` NULL): the shared `in_values` are never loaded, so pass ::place_by_rank a
+ * NULL `out_values` then (`dst_values ? out_values : NULL`), or it reads values that were
+ * never written (compute-sanitizer's initcheck reports it).
  */
 __global__ void __launch_bounds__(TILE_THREADS)
     merge_block_kernel(const unsigned int *src_keys, const unsigned int *src_values,
@@ -382,8 +385,9 @@ cudaError_t pass_merge_path(const unsigned int *src_keys, const unsigned int *sr
 /**
  * TODO 2.4. Block b sorts tile b (keys `b * MERGESORT_TILE` ..., fewer in the last) of
  * @p src_keys into the same places of @p dst_keys (which may be @p src_keys: the block reads
- * its whole tile before it writes) in shared memory: passes of width 1, 2, 4, ... while a run
- * is shorter than the tile, each one every thread placing keys t, t + blockDim.x, ... of the
+ * its whole tile before it writes) in shared memory: passes of width 1, 2, 4, ... while
+ * `width < count` (count: the keys of this tile; a run shorter than the tile still has a
+ * partner), each one every thread placing keys t, t + blockDim.x, ... of the
  * tile with ::place_by_rank from one buffer into the other, a barrier after each pass; `from`
  * says which buffer holds the result.
  */
@@ -547,12 +551,15 @@ cudaError_t sort_chunk_on_stream(unsigned int *keys, unsigned int *scratch, size
  *    `c + 1` overlaps the sort of chunk `c`. With one chunk, its copy out follows, and that is
  *    all.
  * 2. the merges run on stream 0 once every stream's work so far is done (an event recorded
- *    on each stream, waited for by stream 0): merge-path passes (::pass_merge_path, splits area
+ *    on each stream 1 .. count - 1 after its last chunk, waited for by stream 0, which runs
+ *    its own chunks in order anyway): merge-path passes (::pass_merge_path, splits area
  *    `count`) of widths `chunk`, `2 * chunk`, ... between `s->keys` and `s->scratch`, all but
- *    the last.
+ *    the last. (Widths double from `chunk`, so the last pass, of the smallest width that is
+ *    at least n / 2, is a single merge.)
  * 3. the last pass (one merge): its partition (::merge_path_partition) on stream 0 and an
  *    event after it; then segment `g` (pieces `g * P ...` of ::MERGESORT_TILE output keys,
- *    `P` pieces making at least `chunk` keys) on stream `g % count`: waits for the event,
+ *    with P the smallest number of pieces that makes at least `chunk` keys, the last segment
+ *    shorter) on stream `g % count`: waits for the event,
  *    ::merge_path_piece_kernel on those pieces (`first_piece`), and copies them out, so the
  *    copy of segment `g` overlaps the merge of segment `g + 1`.
  * Finally it waits for every stream.
