@@ -33,6 +33,7 @@ class Timing:
     ok: bool
     ms: float = None
     cpu_ms: float = None  # the lab process's CPU time over the run, measured from outside
+    wall_s: float = None  # the whole run, start-up and checks included
     message: str = ""
     output: str = ""
 
@@ -73,7 +74,7 @@ def time_once(argv, env, time_limit):
         try:
             cpu = float(rest[2])
             return Timing(True, ms=float(rest[0]), cpu_ms=cpu if cpu >= 0 else None,
-                          output=result.output)
+                          wall_s=result.elapsed, output=result.output)
         except ValueError:
             pass
     return Timing(False, message=f"{word}: {' '.join(rest)}".strip(), output=result.output)
@@ -90,6 +91,7 @@ def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS, 
             timing = time_once(argv, env, time_limit)
             log.append(f"round {round_number} {who}: "
                        + (f"{timing.ms:.3f} ms, CPU {timing.cpu_ms if timing.cpu_ms is not None else 'unknown'} ms"
+                          f" (the run took {timing.wall_s:.2f} s)"
                           if timing.ok else timing.message))
             if not timing.ok:
                 if who == "reference":
