@@ -6,56 +6,23 @@
  * `build/student/test_02_mergesort -s 2.1_thread_per_merge` runs the tests of TODO 2.1, and
  * so on; `-s 2.3_co_rank_host` runs the co-rank's tests on the CPU, no GPU needed.
  *
- * Layers, from the bottom: a merge found from its index, the searches (a rank, a co-rank),
- * then one pass per tier (a thread, a block, many blocks per merge), then the sort, then the
- * bonus sort of host memory over streams. Every function moves values with their keys when its
- * value pointers are not NULL. Stability rests on one rule, everywhere: of two equal keys, the
- * one from the left run goes first. The launchers the sort uses (tiles, partition, merge-path
- * pass) take the stream they launch on: the API passes 0 (the default stream), the bonus one
- * stream per chunk.
+ * Layers, from the bottom: a merge found from its index (given), the searches (a rank, a
+ * co-rank), then one pass per tier (a thread, a block, many blocks per merge), then the sort,
+ * then the bonus sort of host memory over streams. Every function moves values with their keys
+ * when its value pointers are not NULL. Stability rests on one rule, everywhere: of two equal
+ * keys, the one from the left run goes first. The launchers the sort uses (tiles, partition,
+ * merge-path pass) take the stream they launch on: the API passes 0 (the default stream), the
+ * bonus one stream per chunk.
  */
 #include "cuda_check.h"
 #include "mergesort.h"
 
-/** Threads of the blocks that hold ::MERGESORT_TILE keys in shared memory (tiers 2.2-2.4). */
-#define TILE_THREADS 256
-
-/** Keys each thread of a tile block owns. */
-#define ITEMS_PER_THREAD (MERGESORT_TILE / TILE_THREADS)
-
-/** Threads per block of the one-thread-per-item kernels (2.1 and the partition). */
-#define THREADS_PER_BLOCK 256
-
-/* ------------------------------------------------------------------------------------------
- * Merges of a pass (given: read them, use them)
- * ------------------------------------------------------------------------------------------ */
-
-/** Merge `m` of a pass: where its left run starts, and the lengths of its two runs. */
-typedef struct {
-    size_t start; /**< index of the first key of the left run */
-    size_t na;    /**< keys of the left run (less than the width only at the end) */
-    size_t nb;    /**< keys of the right run, which starts at start + na (0: a lone run) */
-} merge_runs;
-
-/**
- * Merge @p m of the pass of width @p width over @p n keys (`m` < mergesort_merge_count()):
- * runs `2m` and `2m + 1`, either or both cut short by the end of the array.
- */
-KIT_HOST_DEVICE merge_runs merge_at(size_t n, size_t width, size_t m)
-{
-    merge_runs r;
-    r.start = m * 2 * width;
-    size_t left = n - r.start;
-    r.na = left < width ? left : width;
-    r.nb = left - r.na < width ? left - r.na : width;
-    return r;
-}
-
-/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
-unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
-}
+/* Given, in mergesort_given.cuh (read it once: your kernels use most of it): TILE_THREADS,
+ * ITEMS_PER_THREAD, the merges of a pass (merge_runs, merge_at()), the sort's buffers
+ * (sort_buffers, stream_sort), the bonus's sort_chunk_on_stream(), and the API of mergesort.h
+ * (argument checks, buffers, streams), which calls your launchers. It includes
+ * common/kit_device.cuh: THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
+#include "mergesort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
  * TODO 2.1: one thread per merge
@@ -157,39 +124,6 @@ __device__ void place_by_rank(const unsigned int *in_keys, const unsigned int *i
         out_values[place] = in_values[t];
     }
     /* END SOLUTION */
-}
-
-/**
- * Copies @p count keys (and values, when @p values is not NULL) from global memory at
- * @p base into shared memory, thread t copying keys t, t + blockDim.x, ... (coalesced), then
- * waits at a barrier, so every key is there when it returns.
- */
-__device__ void load_shared(const unsigned int *keys, const unsigned int *values, size_t base,
-                            unsigned count, unsigned int *shared_keys, unsigned int *shared_values)
-{
-    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
-        shared_keys[i] = keys[base + i];
-        if (values) {
-            shared_values[i] = values[base + i];
-        }
-    }
-    __syncthreads();
-}
-
-/**
- * Waits at a barrier (every thread's last write to shared memory is done), then copies
- * @p count keys (and values) from shared memory to global memory at @p base, coalesced.
- */
-__device__ void store_shared(unsigned int *keys, unsigned int *values, size_t base, unsigned count,
-                             const unsigned int *shared_keys, const unsigned int *shared_values)
-{
-    __syncthreads();
-    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
-        keys[base + i] = shared_keys[i];
-        if (values) {
-            values[base + i] = shared_values[i];
-        }
-    }
 }
 
 /**
@@ -438,24 +372,6 @@ cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_val
     /* END SOLUTION */
 }
 
-/** The buffers of a sort: the scratch half of the ping-pong, and the merge-path splits. */
-typedef struct {
-    unsigned int *keys;   /**< n keys */
-    unsigned int *values; /**< n values, NULL for keys only */
-    size_t *splits;       /**< the most splits any pass needs */
-} sort_buffers;
-
-/** The most splits a merge-path pass of the sort needs (widths MERGESORT_TILE, 2x, ...). */
-size_t most_splits(size_t n)
-{
-    size_t most = 0;
-    for (size_t width = MERGESORT_TILE; width < n; width *= 2) {
-        size_t count = mergesort_split_count(n, width);
-        most = count > most ? count : most;
-    }
-    return most;
-}
-
 /**
  * TODO 2.4: the sort of n > ::MERGESORT_TILE keys with its buffers @p b: the tiles, then one
  * merge-path pass per width from MERGESORT_TILE up, each reading one buffer and writing the
@@ -498,49 +414,9 @@ cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n
     /* END SOLUTION */
 }
 
-/** Frees a sort's buffers; returns the first error. */
-cudaError_t free_sort_buffers(sort_buffers *b)
-{
-    CUDA_TRY(cudaFree(b->keys));
-    CUDA_TRY(cudaFree(b->values));
-    CUDA_TRY(cudaFree(b->splits));
-    return cudaSuccess;
-}
-
 /* ------------------------------------------------------------------------------------------
  * TODO 2.5 (bonus, not graded): an array of host memory, sorted in chunks over streams
  * ------------------------------------------------------------------------------------------ */
-
-/**
- * What a sort of host memory over streams works with; mergesort_sort_host_streams() (given)
- * allocates and creates it, and frees it with ::free_stream_sort.
- */
-typedef struct {
-    unsigned int *keys;    /**< n keys on the device: the chunks are copied and sorted here */
-    unsigned int *scratch; /**< n more: each chunk's scratch, then the merges' other buffer */
-    /** `count + 1` areas of `split_room` splits: area k for the sorts of stream k's chunks,
-     * area `count` for the merges of the chunks. */
-    size_t *splits;
-    size_t split_room;                           /**< splits per area */
-    cudaStream_t streams[MERGESORT_MAX_STREAMS]; /**< `count` streams */
-    cudaEvent_t ready[MERGESORT_MAX_STREAMS];    /**< one event per stream (no timing) */
-    int count;                                   /**< streams and events created */
-} stream_sort;
-
-/**
- * Sorts the @p len > 0 keys at @p keys in place on @p stream, the way 2.4 does (the tiles,
- * then merge-path passes), with @p scratch (len keys) and @p splits (most_splits(len)
- * entries) as its buffers.
- */
-cudaError_t sort_chunk_on_stream(unsigned int *keys, unsigned int *scratch, size_t *splits,
-                                 size_t len, cudaStream_t stream)
-{
-    if (len <= MERGESORT_TILE) {
-        return sort_tiles(keys, NULL, keys, NULL, len, stream);
-    }
-    sort_buffers b = {scratch, NULL, splits};
-    return sort_with_buffers(keys, NULL, len, &b, stream);
-}
 
 /**
  * TODO 2.5. Sorts @p h_keys (n > 1 keys of host memory) with the buffers and the `count`
@@ -622,188 +498,4 @@ cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk,
     /* SKELETON */
     KIT_TODO_STUB(h_keys, n, chunk, s);
     /* END SOLUTION */
-}
-
-/** @p first if it is an error, else @p err: the first error of a sequence of calls. */
-cudaError_t first_error(cudaError_t first, cudaError_t err)
-{
-    return first != cudaSuccess ? first : err;
-}
-
-/**
- * Waits for and destroys the streams and events of @p s, and frees its buffers (also after a
- * failure: each part only when it was made). Returns the first error.
- */
-cudaError_t free_stream_sort(stream_sort *s)
-{
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < s->count; k++) {
-        err = first_error(err, cudaStreamSynchronize(s->streams[k]));
-        err = first_error(err, cudaStreamDestroy(s->streams[k]));
-        err = first_error(err, cudaEventDestroy(s->ready[k]));
-    }
-    s->count = 0;
-    err = first_error(err, cudaFree(s->keys));
-    err = first_error(err, cudaFree(s->scratch));
-    err = first_error(err, cudaFree(s->splits));
-    return err;
-}
-
-/* ------------------------------------------------------------------------------------------
- * The API of mergesort.h: argument checks, then the tiers above.
- * ------------------------------------------------------------------------------------------ */
-
-extern "C" cudaError_t mergesort_pass_thread(const unsigned int *d_src_keys,
-                                             const unsigned int *d_src_values,
-                                             unsigned int *d_dst_keys, unsigned int *d_dst_values,
-                                             size_t n, size_t width)
-{
-    if (width == 0) {
-        return cudaErrorInvalidValue;
-    }
-    if (!d_src_values || !d_dst_values) {
-        d_src_values = d_dst_values = NULL; /* keys only */
-    }
-    width = width < n ? width : n; /* a width of n or more: one lone run, copied */
-    return n == 0 ? cudaSuccess
-                  : pass_thread(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width);
-}
-
-extern "C" cudaError_t mergesort_pass_block(const unsigned int *d_src_keys,
-                                            const unsigned int *d_src_values,
-                                            unsigned int *d_dst_keys, unsigned int *d_dst_values,
-                                            size_t n, size_t width)
-{
-    if (width == 0 || width > MERGESORT_TILE / 2) {
-        return cudaErrorInvalidValue;
-    }
-    if (!d_src_values || !d_dst_values) {
-        d_src_values = d_dst_values = NULL;
-    }
-    width = width < n ? width : n;
-    return n == 0 ? cudaSuccess
-                  : pass_block(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width);
-}
-
-extern "C" size_t mergesort_co_rank(const unsigned int *keys, size_t n, size_t mid, size_t k)
-{
-    if (mid > n || k > n || (n > 0 && !keys)) {
-        return (size_t)-1;
-    }
-    return merge_path_co_rank(keys, mid, keys + mid, n - mid, k);
-}
-
-extern "C" cudaError_t mergesort_merge_path_splits(const unsigned int *d_keys, size_t n,
-                                                   size_t width, size_t *d_splits)
-{
-    if (width == 0) {
-        return cudaErrorInvalidValue;
-    }
-    width = width < n ? width : n;
-    return n == 0 ? cudaSuccess : merge_path_partition(d_keys, n, width, d_splits, 0);
-}
-
-extern "C" cudaError_t mergesort_pass_merge_path(const unsigned int *d_src_keys,
-                                                 const unsigned int *d_src_values,
-                                                 unsigned int *d_dst_keys,
-                                                 unsigned int *d_dst_values, size_t n, size_t width)
-{
-    if (width == 0) {
-        return cudaErrorInvalidValue;
-    }
-    if (!d_src_values || !d_dst_values) {
-        d_src_values = d_dst_values = NULL;
-    }
-    width = width < n ? width : n;
-    if (n == 0) {
-        return cudaSuccess;
-    }
-    size_t *splits = NULL;
-    CUDA_TRY(cudaMalloc((void **)&splits, mergesort_split_count(n, width) * sizeof *splits));
-    cudaError_t err =
-        pass_merge_path(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width, splits, 0);
-    cudaError_t freed = cudaFree(splits);
-    return err != cudaSuccess ? err : freed;
-}
-
-extern "C" cudaError_t mergesort_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n)
-{
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
-}
-
-extern "C" cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n)
-{
-    if (n <= MERGESORT_TILE) {
-        return n <= 1 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
-    }
-    sort_buffers b = {NULL, NULL, NULL};
-    cudaError_t err = cudaMalloc((void **)&b.keys, n * sizeof *b.keys);
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&b.values, n * sizeof *b.values);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&b.splits, most_splits(n) * sizeof *b.splits);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the sort's scratch buffers", __FILE__, __LINE__);
-    } else {
-        err = sort_with_buffers(d_keys, d_values, n, &b, 0);
-    }
-    cudaError_t freed = free_sort_buffers(&b);
-    return err != cudaSuccess ? err : freed;
-}
-
-extern "C" cudaError_t mergesort_sort_keys(unsigned int *d_keys, size_t n)
-{
-    return mergesort_sort_pairs(d_keys, NULL, n);
-}
-
-extern "C" cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t chunk,
-                                                   int streams)
-{
-    if (chunk == 0 || streams < 1 || streams > MERGESORT_MAX_STREAMS || (n > 0 && !h_keys)) {
-        return cudaErrorInvalidValue;
-    }
-    if (n <= 1) {
-        return cudaSuccess; /* sorted already */
-    }
-    size_t chunks = (n - 1) / chunk + 1, largest = chunk < n ? chunk : n;
-    stream_sort s;
-    s.keys = s.scratch = NULL;
-    s.splits = NULL;
-    s.count = 0;
-    /* Room for the splits of the largest chunk's sort, and of every merge of the chunks. */
-    s.split_room = largest > MERGESORT_TILE ? most_splits(largest) : 1;
-    for (size_t width = chunk; width < n; width *= 2) {
-        size_t count = mergesort_split_count(n, width);
-        s.split_room = count > s.split_room ? count : s.split_room;
-    }
-    int wanted = chunks < (size_t)streams ? (int)chunks : streams; /* no stream left idle */
-    cudaError_t err = cudaMalloc((void **)&s.keys, n * sizeof *s.keys);
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&s.scratch, n * sizeof *s.scratch);
-    }
-    if (err == cudaSuccess) {
-        size_t areas = (size_t)wanted + 1; /* one per stream, one for the merges */
-        err = cudaMalloc((void **)&s.splits, areas * s.split_room * sizeof *s.splits);
-    }
-    while (err == cudaSuccess && s.count < wanted) {
-        err = cudaStreamCreateWithFlags(&s.streams[s.count], cudaStreamNonBlocking);
-        if (err == cudaSuccess) {
-            err = cudaEventCreateWithFlags(&s.ready[s.count], cudaEventDisableTiming);
-            if (err != cudaSuccess) {
-                err = first_error(err, cudaStreamDestroy(s.streams[s.count]));
-            } else {
-                s.count++;
-            }
-        }
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "allocating the buffers and streams of the sort", __FILE__,
-                              __LINE__);
-    } else {
-        err = sort_host_with_streams(h_keys, n, chunk, &s);
-    }
-    cudaError_t freed = free_stream_sort(&s);
-    return err != cudaSuccess ? err : freed;
 }

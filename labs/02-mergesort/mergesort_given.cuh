@@ -1,0 +1,327 @@
+/**
+ * @file mergesort_given.cuh
+ * @brief Lab 02's given code: the tile blocks' sizes, the merges of a pass, the sort's
+ *        buffers, and the API of mergesort.h (argument checks, buffers, streams) around the
+ *        launchers you write.
+ *
+ * Included by mergesort.cu (your file) and nowhere else; read it, use it, do not edit it (the
+ * grader compiles your mergesort.cu with its own copy of this file). It includes
+ * common/kit_device.cuh, which gives ::THREADS_PER_BLOCK, blocks_for(), load_shared(),
+ * store_shared() and the sort's buffers in one allocation (kit_alloc_buffers()).
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "cuda_check.h"
+#include "kit_device.cuh"
+#include "mergesort.h"
+
+/** Threads of the blocks that hold ::MERGESORT_TILE keys in shared memory (tiers 2.2-2.4). */
+#define TILE_THREADS 256
+
+/** Keys each thread of a tile block owns. */
+#define ITEMS_PER_THREAD (MERGESORT_TILE / TILE_THREADS)
+
+/* ------------------------------------------------------------------------------------------
+ * Merges of a pass (given: read them, use them)
+ * ------------------------------------------------------------------------------------------ */
+
+/** Merge `m` of a pass: where its left run starts, and the lengths of its two runs. */
+typedef struct {
+    size_t start; /**< index of the first key of the left run */
+    size_t na;    /**< keys of the left run (less than the width only at the end) */
+    size_t nb;    /**< keys of the right run, which starts at start + na (0: a lone run) */
+} merge_runs;
+
+/**
+ * Merge @p m of the pass of width @p width over @p n keys (`m` < mergesort_merge_count()):
+ * runs `2m` and `2m + 1`, either or both cut short by the end of the array.
+ */
+KIT_HOST_DEVICE merge_runs merge_at(size_t n, size_t width, size_t m)
+{
+    merge_runs r;
+    r.start = m * 2 * width;
+    size_t left = n - r.start;
+    r.na = left < width ? left : width;
+    r.nb = left - r.na < width ? left - r.na : width;
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The buffers of a sort
+ * ------------------------------------------------------------------------------------------ */
+
+/** The buffers of a sort: the scratch half of the ping-pong, and the merge-path splits. */
+typedef struct {
+    unsigned int *keys;   /**< n keys */
+    unsigned int *values; /**< n values, NULL for keys only */
+    size_t *splits;       /**< the most splits any pass needs */
+} sort_buffers;
+
+/** The most splits a merge-path pass of the sort needs (widths MERGESORT_TILE, 2x, ...). */
+size_t most_splits(size_t n)
+{
+    size_t most = 0;
+    for (size_t width = MERGESORT_TILE; width < n; width *= 2) {
+        size_t count = mergesort_split_count(n, width);
+        most = count > most ? count : most;
+    }
+    return most;
+}
+
+/**
+ * What a sort of host memory over streams works with; mergesort_sort_host_streams() (given)
+ * allocates and creates it, and frees it with ::free_stream_sort.
+ */
+typedef struct {
+    unsigned int *keys;    /**< n keys on the device: the chunks are copied and sorted here */
+    unsigned int *scratch; /**< n more: each chunk's scratch, then the merges' other buffer */
+    /** `count + 1` areas of `split_room` splits: area k for the sorts of stream k's chunks,
+     * area `count` for the merges of the chunks. */
+    size_t *splits;
+    size_t split_room;                           /**< splits per area */
+    cudaStream_t streams[MERGESORT_MAX_STREAMS]; /**< `count` streams */
+    cudaEvent_t ready[MERGESORT_MAX_STREAMS];    /**< one event per stream (no timing) */
+    int count;                                   /**< streams and events created */
+    void *buffers; /**< the one allocation that holds keys, scratch and splits */
+} stream_sort;
+
+/* ------------------------------------------------------------------------------------------
+ * What your mergesort.cu defines, for the given code below (each one's comment there says
+ * what it must do)
+ * ------------------------------------------------------------------------------------------ */
+
+/** TODO 2.1 (mergesort.cu): a pass of one thread per merge. */
+cudaError_t pass_thread(const unsigned int *src_keys, const unsigned int *src_values,
+                        unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width);
+
+/** TODO 2.2 (mergesort.cu): a pass of one block per merge. */
+cudaError_t pass_block(const unsigned int *src_keys, const unsigned int *src_values,
+                       unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width);
+
+/** TODO 2.3 (mergesort.cu): how many of the first @p k keys of the merge of @p a and @p b come
+ * from @p a. */
+KIT_HOST_DEVICE size_t merge_path_co_rank(const unsigned int *a, size_t na, const unsigned int *b,
+                                          size_t nb, size_t k);
+
+/** TODO 2.3 (mergesort.cu): the merge-path splits of a pass, on @p stream. */
+cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits,
+                                 cudaStream_t stream);
+
+/** TODO 2.3 (mergesort.cu): a merge-path pass, on @p stream. */
+cudaError_t pass_merge_path(const unsigned int *src_keys, const unsigned int *src_values,
+                            unsigned int *dst_keys, unsigned int *dst_values, size_t n,
+                            size_t width, size_t *splits, cudaStream_t stream);
+
+/** TODO 2.4 (mergesort.cu): sorts each tile of ::MERGESORT_TILE keys, on @p stream. */
+cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_values,
+                       unsigned int *dst_keys, unsigned int *dst_values, size_t n,
+                       cudaStream_t stream);
+
+/** TODO 2.4 (mergesort.cu): the sort of n > ::MERGESORT_TILE keys with the buffers @p b. */
+cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
+                              const sort_buffers *b, cudaStream_t stream);
+
+/** TODO 2.5 (mergesort.cu): sorts @p h_keys of host memory over the streams of @p s. */
+cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk, stream_sort *s);
+
+/* ------------------------------------------------------------------------------------------
+ * The bonus 2.5's given parts: a chunk's sort, and freeing what the sort made
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * Sorts the @p len > 0 keys at @p keys in place on @p stream, the way 2.4 does (the tiles,
+ * then merge-path passes), with @p scratch (len keys) and @p splits (most_splits(len)
+ * entries) as its buffers.
+ */
+cudaError_t sort_chunk_on_stream(unsigned int *keys, unsigned int *scratch, size_t *splits,
+                                 size_t len, cudaStream_t stream)
+{
+    if (len <= MERGESORT_TILE) {
+        return sort_tiles(keys, NULL, keys, NULL, len, stream);
+    }
+    sort_buffers b = {scratch, NULL, splits};
+    return sort_with_buffers(keys, NULL, len, &b, stream);
+}
+
+/** @p first if it is an error, else @p err: the first error of a sequence of calls. */
+cudaError_t first_error(cudaError_t first, cudaError_t err)
+{
+    return first != cudaSuccess ? first : err;
+}
+
+/**
+ * Waits for and destroys the streams and events of @p s, and frees its buffers (also after a
+ * failure: each part only when it was made). Returns the first error.
+ */
+cudaError_t free_stream_sort(stream_sort *s)
+{
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < s->count; k++) {
+        err = first_error(err, cudaStreamSynchronize(s->streams[k]));
+        err = first_error(err, cudaStreamDestroy(s->streams[k]));
+        err = first_error(err, cudaEventDestroy(s->ready[k]));
+    }
+    s->count = 0;
+    err = first_error(err, kit_free_buffers(&s->buffers));
+    s->keys = s->scratch = NULL;
+    s->splits = NULL;
+    return err;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The API of mergesort.h: argument checks, then the tiers of mergesort.cu.
+ * ------------------------------------------------------------------------------------------ */
+
+extern "C" cudaError_t mergesort_pass_thread(const unsigned int *d_src_keys,
+                                             const unsigned int *d_src_values,
+                                             unsigned int *d_dst_keys, unsigned int *d_dst_values,
+                                             size_t n, size_t width)
+{
+    if (width == 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (!d_src_values || !d_dst_values) {
+        d_src_values = d_dst_values = NULL; /* keys only */
+    }
+    width = width < n ? width : n; /* a width of n or more: one lone run, copied */
+    return n == 0 ? cudaSuccess
+                  : pass_thread(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width);
+}
+
+extern "C" cudaError_t mergesort_pass_block(const unsigned int *d_src_keys,
+                                            const unsigned int *d_src_values,
+                                            unsigned int *d_dst_keys, unsigned int *d_dst_values,
+                                            size_t n, size_t width)
+{
+    if (width == 0 || width > MERGESORT_TILE / 2) {
+        return cudaErrorInvalidValue;
+    }
+    if (!d_src_values || !d_dst_values) {
+        d_src_values = d_dst_values = NULL;
+    }
+    width = width < n ? width : n;
+    return n == 0 ? cudaSuccess
+                  : pass_block(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width);
+}
+
+extern "C" size_t mergesort_co_rank(const unsigned int *keys, size_t n, size_t mid, size_t k)
+{
+    if (mid > n || k > n || (n > 0 && !keys)) {
+        return (size_t)-1;
+    }
+    return merge_path_co_rank(keys, mid, keys + mid, n - mid, k);
+}
+
+extern "C" cudaError_t mergesort_merge_path_splits(const unsigned int *d_keys, size_t n,
+                                                   size_t width, size_t *d_splits)
+{
+    if (width == 0) {
+        return cudaErrorInvalidValue;
+    }
+    width = width < n ? width : n;
+    return n == 0 ? cudaSuccess : merge_path_partition(d_keys, n, width, d_splits, 0);
+}
+
+extern "C" cudaError_t mergesort_pass_merge_path(const unsigned int *d_src_keys,
+                                                 const unsigned int *d_src_values,
+                                                 unsigned int *d_dst_keys,
+                                                 unsigned int *d_dst_values, size_t n, size_t width)
+{
+    if (width == 0) {
+        return cudaErrorInvalidValue;
+    }
+    if (!d_src_values || !d_dst_values) {
+        d_src_values = d_dst_values = NULL;
+    }
+    width = width < n ? width : n;
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    size_t *splits = NULL;
+    CUDA_TRY(cudaMalloc((void **)&splits, mergesort_split_count(n, width) * sizeof *splits));
+    cudaError_t err =
+        pass_merge_path(d_src_keys, d_src_values, d_dst_keys, d_dst_values, n, width, splits, 0);
+    cudaError_t freed = cudaFree(splits);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t mergesort_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n)
+{
+    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
+}
+
+extern "C" cudaError_t mergesort_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n)
+{
+    if (n <= MERGESORT_TILE) {
+        return n <= 1 ? cudaSuccess : sort_tiles(d_keys, d_values, d_keys, d_values, n, 0);
+    }
+    sort_buffers b = {NULL, NULL, NULL};
+    void *block = NULL;
+    kit_buffer buffers[] = {{(void **)&b.keys, n * sizeof *b.keys},
+                            {(void **)&b.values, d_values ? n * sizeof *b.values : 0},
+                            {(void **)&b.splits, most_splits(n) * sizeof *b.splits}};
+    cudaError_t err = kit_alloc_buffers(&block, buffers, 3); /* says so itself when it fails */
+    if (err == cudaSuccess) {
+        err = sort_with_buffers(d_keys, d_values, n, &b, 0);
+    }
+    cudaError_t freed = kit_free_buffers(&block);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t mergesort_sort_keys(unsigned int *d_keys, size_t n)
+{
+    return mergesort_sort_pairs(d_keys, NULL, n);
+}
+
+extern "C" cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t chunk,
+                                                   int streams)
+{
+    if (chunk == 0 || streams < 1 || streams > MERGESORT_MAX_STREAMS || (n > 0 && !h_keys)) {
+        return cudaErrorInvalidValue;
+    }
+    if (n <= 1) {
+        return cudaSuccess; /* sorted already */
+    }
+    size_t chunks = (n - 1) / chunk + 1, largest = chunk < n ? chunk : n;
+    stream_sort s;
+    s.keys = s.scratch = NULL;
+    s.splits = NULL;
+    s.buffers = NULL;
+    s.count = 0;
+    /* Room for the splits of the largest chunk's sort, and of every merge of the chunks. */
+    s.split_room = largest > MERGESORT_TILE ? most_splits(largest) : 1;
+    for (size_t width = chunk; width < n; width *= 2) {
+        size_t count = mergesort_split_count(n, width);
+        s.split_room = count > s.split_room ? count : s.split_room;
+    }
+    int wanted = chunks < (size_t)streams ? (int)chunks : streams; /* no stream left idle */
+    size_t areas = (size_t)wanted + 1; /* one per stream, one for the merges */
+    kit_buffer buffers[] = {{(void **)&s.keys, n * sizeof *s.keys},
+                            {(void **)&s.scratch, n * sizeof *s.scratch},
+                            {(void **)&s.splits, areas * s.split_room * sizeof *s.splits}};
+    cudaError_t err = kit_alloc_buffers(&s.buffers, buffers, 3); /* says so when it fails */
+    if (err == cudaSuccess) {
+        while (err == cudaSuccess && s.count < wanted) {
+            err = cudaStreamCreateWithFlags(&s.streams[s.count], cudaStreamNonBlocking);
+            if (err == cudaSuccess) {
+                err = cudaEventCreateWithFlags(&s.ready[s.count], cudaEventDisableTiming);
+                if (err != cudaSuccess) {
+                    err = first_error(err, cudaStreamDestroy(s.streams[s.count]));
+                } else {
+                    s.count++;
+                }
+            }
+        }
+        if (err != cudaSuccess) {
+            kit_report_cuda_error(err, "creating the streams and events of the sort", __FILE__,
+                                  __LINE__);
+        }
+    }
+    if (err == cudaSuccess) {
+        err = sort_host_with_streams(h_keys, n, chunk, &s);
+    }
+    cudaError_t freed = free_stream_sort(&s);
+    return err != cudaSuccess ? err : freed;
+}
