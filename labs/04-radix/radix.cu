@@ -14,16 +14,14 @@
 #include <stdint.h>
 
 #include "cuda_check.h"
+#include "kit_device.cuh" /* THREADS_PER_BLOCK, blocks_for() */
 #include "radix.h"
 
-/** Threads per block of every kernel here. */
-#define THREADS 256u
-
-/** Items each thread holds in a block scan or a tile: THREADS * ITEMS keys per tile. */
+/** Items each thread holds in a block scan or a tile: THREADS_PER_BLOCK * ITEMS keys per tile. */
 #define ITEMS 4u
 
 /** Warps per block. */
-#define WARPS (THREADS / 32u)
+#define WARPS (THREADS_PER_BLOCK / 32u)
 
 /** Every lane of a warp, for the shuffles. */
 #define FULL_MASK 0xFFFFFFFFu
@@ -31,10 +29,10 @@
 /** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
 #define KEY_BITS_BLOCKS 1024u
 
-#if RADIX_TILE != THREADS * ITEMS || RADIX_SCAN_TILE != THREADS * ITEMS
-#error "a tile and a scan block are THREADS * ITEMS items"
+#if RADIX_TILE != THREADS_PER_BLOCK * ITEMS || RADIX_SCAN_TILE != THREADS_PER_BLOCK * ITEMS
+#error "a tile and a scan block are THREADS_PER_BLOCK * ITEMS items"
 #endif
-#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS * ITEMS
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS_PER_BLOCK * ITEMS
 #error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
 #endif
 
@@ -65,12 +63,6 @@ __device__ void store_items(unsigned int *out, size_t base, size_t n, const unsi
             out[i] = items[k];
         }
     }
-}
-
-/** Blocks of THREADS threads for one thread per item. */
-unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS - 1) / THREADS);
 }
 
 /** Scratch entries radix scan needs for @p n items: the blocks' sums of every level. */
@@ -107,7 +99,7 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS * ITEMS items, in the blocked
+ * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
  * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
  * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
  * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
@@ -128,7 +120,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
@@ -139,7 +131,7 @@ __global__ void __launch_bounds__(THREADS)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* TODO 4.1: the block scan's total is the block's sum */
@@ -166,7 +158,7 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* TODO 4.1: one block of THREADS threads, no offsets */
+    /* TODO 4.1: one block of THREADS_PER_BLOCK threads, no offsets */
     KIT_TODO_STUB(d_in, d_out);
 }
 
@@ -317,10 +309,11 @@ extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_va
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS + t` (coalesced); then thread d (and d + THREADS, ...) adds the
- * warps' counts of digit d and writes them to the table, digit-major.
+ * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
+ * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * digit-major.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
@@ -331,7 +324,7 @@ __global__ void __launch_bounds__(THREADS)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* TODO 4.3: one block of THREADS threads per tile */
+    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
     KIT_TODO_STUB(d_keys, n, shift, d_table);
 }
 
@@ -360,9 +353,10 @@ __device__ unsigned tile_count(size_t n, size_t tile)
 
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS, ... from shared memory (coalesced).
+ * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* TODO 4.3: load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -374,9 +368,9 @@ __global__ void __launch_bounds__(THREADS)
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -387,7 +381,7 @@ __global__ void __launch_bounds__(THREADS)
 /** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
-    /* TODO 4.3: one block of THREADS threads per tile */
+    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
     KIT_TODO_STUB(d_keys, d_values, n, shift);
 }
 
@@ -396,7 +390,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* TODO 4.3: one block of THREADS threads per tile */
+    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
     KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
 }
 
