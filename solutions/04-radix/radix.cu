@@ -16,80 +16,12 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/** Threads per block of every kernel here. */
-#define THREADS 256u
-
-/** Items each thread holds in a block scan or a tile: THREADS * ITEMS keys per tile. */
-#define ITEMS 4u
-
-/** Warps per block. */
-#define WARPS (THREADS / 32u)
-
-/** Every lane of a warp, for the shuffles. */
-#define FULL_MASK 0xFFFFFFFFu
-
-/** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
-#define KEY_BITS_BLOCKS 1024u
-
-#if RADIX_TILE != THREADS * ITEMS || RADIX_SCAN_TILE != THREADS * ITEMS
-#error "a tile and a scan block are THREADS * ITEMS items"
-#endif
-#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS * ITEMS
-#error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
-#endif
-
-/* ------------------------------------------------------------------------------------------
- * Moving a block's items (given: read them, use them)
- * ------------------------------------------------------------------------------------------ */
-
-/**
- * Loads the ITEMS items of this thread in the *blocked* arrangement: thread t gets items
- * `base + t * ITEMS + k`, k = 0 .. ITEMS - 1 (consecutive items, so a thread's items are a
- * piece of the block's order); items at or past @p n get @p fill.
- */
-__device__ void load_items(const unsigned int *in, size_t base, size_t n, unsigned int *items,
-                           unsigned int fill)
-{
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
-        items[k] = i < n ? in[i] : fill;
-    }
-}
-
-/** Stores this thread's items where ::load_items read them (those below @p n only). */
-__device__ void store_items(unsigned int *out, size_t base, size_t n, const unsigned int *items)
-{
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
-        if (i < n) {
-            out[i] = items[k];
-        }
-    }
-}
-
-/** Blocks of THREADS threads for one thread per item. */
-unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS - 1) / THREADS);
-}
-
-/** Scratch entries radix scan needs for @p n items: the blocks' sums of every level. */
-size_t scan_scratch_count(size_t n)
-{
-    size_t count = 0;
-    while (n > RADIX_SCAN_TILE) {
-        n = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
-        count += n;
-    }
-    return count;
-}
-
-/** cudaMalloc of @p count words; nothing (NULL) for none. */
-cudaError_t alloc_words(unsigned int **p, size_t count)
-{
-    *p = NULL;
-    return count ? cudaMalloc((void **)p, count * sizeof **p) : cudaSuccess;
-}
+/* Given, in radix_given.cuh (read it once: your code calls much of it): ITEMS, WARPS,
+ * FULL_MASK and KEY_BITS_BLOCKS; load_items(), store_items() and tile_count(); the buffers
+ * (scan_scratch_count(), work_buffers) and sort_u32(); key_type; and the API functions that only
+ * check their arguments, allocate and call yours (all but radix_scan_block). THREADS_PER_BLOCK
+ * and blocks_for() are common/kit_device.cuh's. */
+#include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
  * TODO 4.1: scan
@@ -117,7 +49,7 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS * ITEMS items, in the blocked
+ * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
  * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
  * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
  * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
@@ -169,7 +101,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
@@ -191,7 +123,7 @@ __global__ void __launch_bounds__(THREADS)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* BEGIN SOLUTION 4.1 the block scan's total is the block's sum */
@@ -217,14 +149,14 @@ cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, siz
     /* BEGIN SOLUTION 4.1 one block; or sums, scan of the sums (recursion), blocks with offsets */
     size_t blocks = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
     if (blocks == 1) {
-        scan_blocks_kernel<<<1, THREADS>>>(d_in, d_out, n, NULL);
+        scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
         CUDA_TRY(cudaGetLastError());
         return cudaSuccess;
     }
-    block_sums_kernel<<<(unsigned)blocks, THREADS>>>(d_in, n, scratch);
+    block_sums_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, n, scratch);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(scratch, scratch, blocks, scratch + blocks));
-    scan_blocks_kernel<<<(unsigned)blocks, THREADS>>>(d_in, d_out, n, scratch);
+    scan_blocks_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, d_out, n, scratch);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -240,25 +172,13 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* BEGIN SOLUTION 4.1 one block of THREADS threads, no offsets */
-    scan_blocks_kernel<<<1, THREADS>>>(d_in, d_out, n, NULL);
+    /* BEGIN SOLUTION 4.1 one block of THREADS_PER_BLOCK threads, no offsets */
+    scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
     KIT_TODO_STUB(d_in, d_out);
     /* END SOLUTION */
-}
-
-extern "C" cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n)
-{
-    if (n == 0) {
-        return cudaSuccess;
-    }
-    unsigned int *scratch = NULL;
-    CUDA_TRY(alloc_words(&scratch, scan_scratch_count(n)));
-    cudaError_t err = scan_with_scratch(d_in, d_out, n, scratch);
-    cudaError_t freed = cudaFree(scratch);
-    return err != cudaSuccess ? err : freed;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -313,82 +233,16 @@ cudaError_t split_with(const unsigned int *d_keys_in, const unsigned int *d_valu
                        unsigned int bit, unsigned int *flags, unsigned int *scratch)
 {
     /* BEGIN SOLUTION 4.2 flags, scan them in place, scatter */
-    split_flags_kernel<<<blocks_for(n), THREADS>>>(d_keys_in, n, bit, flags);
+    split_flags_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(flags, flags, n, scratch));
-    split_scatter_kernel<<<blocks_for(n), THREADS>>>(d_keys_in, d_values_in, d_keys_out,
-                                                     d_values_out, n, bit, flags);
+    split_scatter_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, d_values_in, d_keys_out,
+                                                               d_values_out, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
     KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, flags, scratch);
     /* END SOLUTION */
-}
-
-/**
- * Device buffers that several functions below use together, carved out of one allocation
- * (one cudaMalloc and one cudaFree per sort: each costs time, and the sort is timed with them).
- */
-typedef struct {
-    unsigned int *base;          /**< the allocation */
-    unsigned int *keys, *values; /**< the other half of a ping-pong (values: NULL if none) */
-    unsigned int *flags;         /**< flags of a split, or the histogram table of a pass */
-    unsigned int *scratch;       /**< the scan's scratch room */
-    unsigned int *bits;          /**< two words: the AND and the OR of every key */
-} work_buffers;
-
-/** @p words rounded up to a multiple of 64 words, so that every part starts 256-byte aligned. */
-size_t aligned_words(size_t words)
-{
-    return (words + 63) / 64 * 64;
-}
-
-/** Frees what ::alloc_work allocated. */
-cudaError_t free_work(work_buffers *w)
-{
-    cudaError_t err = cudaFree(w->base);
-    w->base = NULL;
-    return err;
-}
-
-/**
- * Allocates @p n keys (and values when @p with_values) of ping-pong room, @p flag_count flags
- * and their scan's scratch, and the two words of the key bits, all in one allocation.
- */
-cudaError_t alloc_work(work_buffers *w, size_t n, int with_values, size_t flag_count)
-{
-    size_t keys = aligned_words(n), values = with_values ? aligned_words(n) : 0;
-    size_t flags = aligned_words(flag_count);
-    size_t scratch = aligned_words(scan_scratch_count(flag_count));
-    cudaError_t err = alloc_words(&w->base, keys + values + flags + scratch + aligned_words(2));
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the sort's buffers", __FILE__, __LINE__);
-        return err;
-    }
-    w->keys = w->base;
-    w->values = with_values ? w->base + keys : NULL;
-    w->flags = w->base + keys + values;
-    w->scratch = w->flags + flags;
-    w->bits = w->scratch + scratch;
-    return cudaSuccess;
-}
-
-extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
-                                   unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
-                                   unsigned int bit)
-{
-    if (bit > 31u || n > UINT32_MAX || (d_values_in && !d_values_out)) {
-        return cudaErrorInvalidValue; /* values in need somewhere to go */
-    }
-    if (n == 0) {
-        return cudaSuccess;
-    }
-    work_buffers w;
-    CUDA_TRY(alloc_work(&w, 0, 0, n));
-    cudaError_t err =
-        split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags, w.scratch);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
 }
 
 /**
@@ -410,21 +264,6 @@ cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t 
     /* END SOLUTION */
 }
 
-extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_t n)
-{
-    if (n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
-    }
-    if (n < 2) {
-        return cudaSuccess;
-    }
-    work_buffers w;
-    CUDA_TRY(alloc_work(&w, n, d_values != NULL, n));
-    cudaError_t err = sort_by_splits(d_keys, d_values, n, &w);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
-}
-
 /* ------------------------------------------------------------------------------------------
  * TODO 4.3: digits of RADIX_BITS bits
  * ------------------------------------------------------------------------------------------ */
@@ -432,29 +271,30 @@ extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_va
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS + t` (coalesced); then thread d (and d + THREADS, ...) adds the
- * warps' counts of digit d and writes them to the table, digit-major.
+ * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
+ * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * digit-major.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
     /* BEGIN SOLUTION 4.3 zero the counters, count with shared atomics, add the warps' counts */
     __shared__ unsigned int s_counts[WARPS][RADIX_DIGITS];
-    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += THREADS) {
+    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += THREADS_PER_BLOCK) {
         s_counts[j / RADIX_DIGITS][j % RADIX_DIGITS] = 0;
     }
     __syncthreads();
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
     unsigned warp = threadIdx.x / 32u;
     for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + k * THREADS + threadIdx.x;
+        size_t i = base + k * THREADS_PER_BLOCK + threadIdx.x;
         if (i < n) {
             atomicAdd(&s_counts[warp][radix_digit(keys[i], shift)], 1u);
         }
     }
     __syncthreads();
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS) {
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
         unsigned int sum = 0;
         for (unsigned w = 0; w < WARPS; w++) {
             sum += s_counts[w][d];
@@ -468,9 +308,9 @@ __global__ void __launch_bounds__(THREADS)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
+    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
     size_t tiles = radix_tile_count(n);
-    histogram_kernel<<<(unsigned)tiles, THREADS>>>(d_keys, n, shift, d_table, tiles);
+    histogram_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(d_keys, n, shift, d_table, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -521,18 +361,12 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
     /* END SOLUTION */
 }
 
-/** The keys of tile @p tile of an array of @p n keys: RADIX_TILE, or fewer in the last. */
-__device__ unsigned tile_count(size_t n, size_t tile)
-{
-    size_t left = n - tile * RADIX_TILE;
-    return left < RADIX_TILE ? (unsigned)left : RADIX_TILE;
-}
-
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS, ... from shared memory (coalesced).
+ * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* BEGIN SOLUTION 4.3 load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -548,7 +382,7 @@ __global__ void __launch_bounds__(THREADS)
     sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
     unsigned count = tile_count(n, blockIdx.x);
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS + threadIdx.x;
+        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
         if (p < count) {
             keys[base + p] = s_keys[p];
             if (values) {
@@ -559,15 +393,28 @@ __global__ void __launch_bounds__(THREADS)
     /* END SOLUTION */
 }
 
+/** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
+{
+    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
+    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), THREADS_PER_BLOCK>>>(d_keys, d_values, n,
+                                                                            shift);
+    CUDA_TRY(cudaGetLastError());
+    return cudaSuccess;
+    /* SKELETON */
+    KIT_TODO_STUB(d_keys, d_values, n, shift);
+    /* END SOLUTION */
+}
+
 /**
  * TODO 4.3. The scatter of one pass. Block b sorts tile b by the digit (as
  * ::sort_tiles_kernel), finds where each digit starts in the sorted tile (position p starts
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -586,11 +433,11 @@ __global__ void __launch_bounds__(THREADS)
     }
     sort_tile_by_digit(k_items, v_items, values_in != NULL, shift, s_keys, s_values, s_warp);
     unsigned count = tile_count(n, blockIdx.x);
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS) {
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
         s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
     }
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS + threadIdx.x;
+        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
         if (p < count) {
             unsigned d = radix_digit(s_keys[p], shift);
             if (p == 0 || radix_digit(s_keys[p - 1], shift) != d) {
@@ -600,7 +447,7 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS + threadIdx.x;
+        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
         if (p < count) {
             unsigned int key = s_keys[p];
             unsigned d = radix_digit(key, shift);
@@ -614,27 +461,15 @@ __global__ void __launch_bounds__(THREADS)
     /* END SOLUTION */
 }
 
-/** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
-cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
-{
-    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
-    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), THREADS>>>(d_keys, d_values, n, shift);
-    CUDA_TRY(cudaGetLastError());
-    return cudaSuccess;
-    /* SKELETON */
-    KIT_TODO_STUB(d_keys, d_values, n, shift);
-    /* END SOLUTION */
-}
-
 /** TODO 4.3: launches ::scatter_kernel, one block per tile (n > 0). */
 cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS threads per tile */
+    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
     size_t tiles = radix_tile_count(n);
-    scatter_kernel<<<(unsigned)tiles, THREADS>>>(d_keys_in, d_values_in, d_keys_out, d_values_out,
-                                                 n, shift, d_offsets, tiles);
+    scatter_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(
+        d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -701,7 +536,7 @@ cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t 
     CUDA_TRY(cudaMemset(w->bits, 0xFF, sizeof(unsigned int)));
     CUDA_TRY(cudaMemset(w->bits + 1, 0, sizeof(unsigned int)));
     unsigned blocks = blocks_for(n) < KEY_BITS_BLOCKS ? blocks_for(n) : KEY_BITS_BLOCKS;
-    key_bits_kernel<<<blocks, THREADS>>>(d_keys, n, w->bits);
+    key_bits_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_keys, n, w->bits);
     CUDA_TRY(cudaGetLastError());
     unsigned int bits[2];
     CUDA_TRY(cudaMemcpy(bits, w->bits, sizeof bits, cudaMemcpyDeviceToHost));
@@ -731,87 +566,9 @@ cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t 
     /* END SOLUTION */
 }
 
-/** Allocates the buffers of a sort of @p n >= 2 keys, sorts by digits, frees them. */
-cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
-{
-    work_buffers w;
-    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
-    cudaError_t err = sort_by_digits(d_keys, d_values, n, &w, passes);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
-}
-
-extern "C" cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
-                                        unsigned int *d_table)
-{
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : histograms(d_keys, n, shift, d_table);
-}
-
-extern "C" cudaError_t radix_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                        unsigned int shift)
-{
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, shift);
-}
-
-extern "C" cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
-                                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
-                                     unsigned int shift, const unsigned int *d_offsets)
-{
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
-        (d_values_in && !d_values_out)) {
-        return cudaErrorInvalidValue; /* values in need somewhere to go */
-    }
-    return n == 0 ? cudaSuccess
-                  : scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
-}
-
-extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned int *d_values_in,
-                                  unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
-                                  unsigned int shift)
-{
-    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
-        (d_values_in && !d_values_out)) {
-        return cudaErrorInvalidValue; /* values in need somewhere to go */
-    }
-    if (n == 0) {
-        return cudaSuccess;
-    }
-    work_buffers w;
-    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
-    cudaError_t err =
-        pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags, w.scratch);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
-}
-
-extern "C" cudaError_t radix_sort_counted(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          unsigned int *d_passes)
-{
-    if (n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
-    }
-    unsigned int passes = 0;
-    if (n >= 2) {
-        CUDA_TRY(sort_u32(d_keys, d_values, n, &passes));
-    }
-    if (d_passes) {
-        CUDA_TRY(cudaMemcpy(d_passes, &passes, sizeof passes, cudaMemcpyHostToDevice));
-    }
-    return cudaSuccess;
-}
-
 /* ------------------------------------------------------------------------------------------
  * TODO 4.4: key types, pairs, descending
  * ------------------------------------------------------------------------------------------ */
-
-/** What the 32 bits of a key are. */
-typedef enum { KEY_U32 = 0, KEY_I32 = 1, KEY_F32 = 2 } key_type;
 
 /**
  * TODO 4.4. Thread i maps key i (its bits, in place) to an unsigned key with the same order:
@@ -864,49 +621,17 @@ cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, i
     /* BEGIN SOLUTION 4.4 flip in, sort as unsigned, flip out */
     int flip = type != KEY_U32 || descending;
     if (flip) {
-        flip_in_kernel<<<blocks_for(n), THREADS>>>(d_bits, n, type, descending);
+        flip_in_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     unsigned int passes = 0;
     CUDA_TRY(sort_u32(d_bits, d_values, n, &passes));
     if (flip) {
-        flip_out_kernel<<<blocks_for(n), THREADS>>>(d_bits, n, type, descending);
+        flip_out_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     return cudaSuccess;
     /* SKELETON */
     KIT_TODO_STUB(d_bits, d_values, n, type, descending);
     /* END SOLUTION */
-}
-
-/** The API's checks, then ::sort_typed. */
-cudaError_t sort_checked(unsigned int *d_bits, unsigned int *d_values, size_t n, int type,
-                         int descending)
-{
-    if (n > UINT32_MAX) {
-        return cudaErrorInvalidValue;
-    }
-    return n < 2 ? cudaSuccess : sort_typed(d_bits, d_values, n, type, descending);
-}
-
-extern "C" cudaError_t radix_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                        int descending)
-{
-    return sort_checked(d_keys, d_values, n, KEY_U32, descending);
-}
-
-extern "C" cudaError_t radix_sort_keys(unsigned int *d_keys, size_t n, int descending)
-{
-    return sort_checked(d_keys, NULL, n, KEY_U32, descending);
-}
-
-extern "C" cudaError_t radix_sort_i32(int *d_keys, unsigned int *d_values, size_t n, int descending)
-{
-    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_I32, descending);
-}
-
-extern "C" cudaError_t radix_sort_f32(float *d_keys, unsigned int *d_values, size_t n,
-                                      int descending)
-{
-    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_F32, descending);
 }

@@ -1,0 +1,336 @@
+/**
+ * @file radix_given.cuh
+ * @brief Lab 04's given code: the block's shape, the blocked loads and stores, the sorts'
+ *        buffers, and the API functions that check their arguments and call your TODOs.
+ *
+ * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the
+ * grader compiles your radix.cu with its own copy of this file). The block size
+ * ::THREADS_PER_BLOCK and blocks_for() come from common/kit_device.cuh.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "kit_device.cuh"
+#include "radix.h"
+
+/** Items each thread holds in a block scan or a tile: THREADS_PER_BLOCK * ITEMS per tile. */
+#define ITEMS 4u
+
+/** Warps per block. */
+#define WARPS (THREADS_PER_BLOCK / 32u)
+
+/** Every lane of a warp, for the shuffles. */
+#define FULL_MASK 0xFFFFFFFFu
+
+/** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
+#define KEY_BITS_BLOCKS 1024u
+
+#if RADIX_TILE != THREADS_PER_BLOCK * ITEMS || RADIX_SCAN_TILE != THREADS_PER_BLOCK * ITEMS
+#error "a tile and a scan block are THREADS_PER_BLOCK * ITEMS items"
+#endif
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS_PER_BLOCK * ITEMS
+#error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Moving a block's items (given: read them, use them)
+ * ------------------------------------------------------------------------------------------ */
+
+/**
+ * Loads the ITEMS items of this thread in the *blocked* arrangement: thread t gets items
+ * `base + t * ITEMS + k`, k = 0 .. ITEMS - 1 (consecutive items, so a thread's items are a
+ * piece of the block's order); items at or past @p n get @p fill.
+ */
+__device__ void load_items(const unsigned int *in, size_t base, size_t n, unsigned int *items,
+                           unsigned int fill)
+{
+    for (unsigned k = 0; k < ITEMS; k++) {
+        size_t i = base + threadIdx.x * ITEMS + k;
+        items[k] = i < n ? in[i] : fill;
+    }
+}
+
+/** Stores this thread's items where ::load_items read them (those below @p n only). */
+__device__ void store_items(unsigned int *out, size_t base, size_t n, const unsigned int *items)
+{
+    for (unsigned k = 0; k < ITEMS; k++) {
+        size_t i = base + threadIdx.x * ITEMS + k;
+        if (i < n) {
+            out[i] = items[k];
+        }
+    }
+}
+
+/** The keys of tile @p tile of an array of @p n keys: RADIX_TILE, or fewer in the last. */
+__device__ unsigned tile_count(size_t n, size_t tile)
+{
+    size_t left = n - tile * RADIX_TILE;
+    return left < RADIX_TILE ? (unsigned)left : RADIX_TILE;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The sorts' device buffers
+ * ------------------------------------------------------------------------------------------ */
+
+/** Scratch entries radix scan needs for @p n items: the blocks' sums of every level. */
+size_t scan_scratch_count(size_t n)
+{
+    size_t count = 0;
+    while (n > RADIX_SCAN_TILE) {
+        n = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+        count += n;
+    }
+    return count;
+}
+
+/** cudaMalloc of @p count words; nothing (NULL) for none. */
+cudaError_t alloc_words(unsigned int **p, size_t count)
+{
+    *p = NULL;
+    return count ? cudaMalloc((void **)p, count * sizeof **p) : cudaSuccess;
+}
+
+/**
+ * Device buffers that several functions use together, carved out of one allocation (one
+ * cudaMalloc and one cudaFree per sort: each costs time, and the sort is timed with them).
+ */
+typedef struct {
+    void *base;            /**< the allocation */
+    unsigned int *keys;    /**< the other half of a ping-pong: keys */
+    unsigned int *values;  /**< ... and values (NULL when the sort has none) */
+    unsigned int *flags;   /**< flags of a split, or the histogram table of a pass */
+    unsigned int *scratch; /**< the scan's scratch room (NULL when it needs none) */
+    unsigned int *bits;    /**< two words: the AND and the OR of every key */
+} work_buffers;
+
+/**
+ * Allocates @p n keys (and values when @p with_values) of ping-pong room, @p flag_count flags
+ * and their scan's scratch, and the two words of the key bits, all in one allocation
+ * (kit_alloc_buffers(): each part starts 256-byte aligned; a part of no words is NULL).
+ */
+cudaError_t alloc_work(work_buffers *w, size_t n, int with_values, size_t flag_count)
+{
+    const size_t word = sizeof(unsigned int);
+    kit_buffer parts[] = {
+        {(void **)&w->keys, n * word},
+        {(void **)&w->values, with_values ? n * word : 0},
+        {(void **)&w->flags, flag_count * word},
+        {(void **)&w->scratch, scan_scratch_count(flag_count) * word},
+        {(void **)&w->bits, 2 * word},
+    };
+    return kit_alloc_buffers(&w->base, parts, (int)(sizeof parts / sizeof parts[0]));
+}
+
+/** Frees what ::alloc_work allocated. */
+cudaError_t free_work(work_buffers *w)
+{
+    return kit_free_buffers(&w->base);
+}
+
+/** What the 32 bits of a key are. */
+typedef enum {
+    KEY_U32 = 0, /**< unsigned int: sorted as they are */
+    KEY_I32 = 1, /**< int: kit_flip_i32() in, kit_unflip_i32() out */
+    KEY_F32 = 2  /**< float: kit_flip_f32() in, kit_unflip_f32() out */
+} key_type;
+
+/* ------------------------------------------------------------------------------------------
+ * Your host functions that the given code below calls (you write them in radix.cu)
+ * ------------------------------------------------------------------------------------------ */
+
+/** TODO 4.1, in radix.cu: the exclusive scan of @p n > 0 items with scratch room. */
+cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, size_t n,
+                              unsigned int *scratch);
+
+/** TODO 4.2, in radix.cu: one split by bit @p bit with the caller's flags and scratch. */
+cudaError_t split_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                       unsigned int bit, unsigned int *flags, unsigned int *scratch);
+
+/** TODO 4.2, in radix.cu: the 32 splits, ping-pong with the buffers @p w. */
+cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                           const work_buffers *w);
+
+/** TODO 4.3, in radix.cu: launches the histogram kernel, one block per tile (n > 0). */
+cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
+                       unsigned int *d_table);
+
+/** TODO 4.3, in radix.cu: launches the tile sort kernel, one block per tile (n > 0). */
+cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift);
+
+/** TODO 4.3, in radix.cu: launches the scatter kernel, one block per tile (n > 0). */
+cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                    unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                    unsigned int shift, const unsigned int *d_offsets);
+
+/** TODO 4.3, in radix.cu: one pass with the caller's table and scratch. */
+cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                      unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                      unsigned int shift, unsigned int *table, unsigned int *scratch);
+
+/** TODO 4.3, in radix.cu: the sort of @p n >= 2 keys by digits with the buffers @p w. */
+cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                           const work_buffers *w, unsigned int *passes);
+
+/** TODO 4.4, in radix.cu: flip in, sort by digits, flip out (@p n >= 2 keys of @p type). */
+cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, int type,
+                       int descending);
+
+/* ------------------------------------------------------------------------------------------
+ * The API (radix.h): argument checks and buffers, then your functions
+ * ------------------------------------------------------------------------------------------ */
+
+extern "C" cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n)
+{
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    unsigned int *scratch = NULL;
+    CUDA_TRY(alloc_words(&scratch, scan_scratch_count(n)));
+    cudaError_t err = scan_with_scratch(d_in, d_out, n, scratch);
+    cudaError_t freed = cudaFree(scratch);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                   unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                   unsigned int bit)
+{
+    if (bit > 31u || n > UINT32_MAX || (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
+    }
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, 0, 0, n));
+    cudaError_t err =
+        split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags, w.scratch);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_t n)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    if (n < 2) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, n));
+    cudaError_t err = sort_by_splits(d_keys, d_values, n, &w);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+/** Allocates the buffers of a sort of @p n >= 2 keys, sorts by digits, frees them. */
+cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
+{
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
+    cudaError_t err = sort_by_digits(d_keys, d_values, n, &w, passes);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
+                                        unsigned int *d_table)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : histograms(d_keys, n, shift, d_table);
+}
+
+extern "C" cudaError_t radix_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                        unsigned int shift)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, shift);
+}
+
+extern "C" cudaError_t radix_scatter(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                     unsigned int shift, const unsigned int *d_offsets)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
+        (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
+    }
+    return n == 0 ? cudaSuccess
+                  : scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
+}
+
+extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned int *d_values_in,
+                                  unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
+                                  unsigned int shift)
+{
+    if (shift % RADIX_BITS != 0 || shift >= 32u || n > UINT32_MAX ||
+        (d_values_in && !d_values_out)) {
+        return cudaErrorInvalidValue; /* values in need somewhere to go */
+    }
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    work_buffers w;
+    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
+    cudaError_t err =
+        pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags, w.scratch);
+    cudaError_t freed = free_work(&w);
+    return err != cudaSuccess ? err : freed;
+}
+
+extern "C" cudaError_t radix_sort_counted(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                          unsigned int *d_passes)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    unsigned int passes = 0;
+    if (n >= 2) {
+        CUDA_TRY(sort_u32(d_keys, d_values, n, &passes));
+    }
+    if (d_passes) {
+        CUDA_TRY(cudaMemcpy(d_passes, &passes, sizeof passes, cudaMemcpyHostToDevice));
+    }
+    return cudaSuccess;
+}
+
+/** The API's checks, then sort_typed(). */
+cudaError_t sort_checked(unsigned int *d_bits, unsigned int *d_values, size_t n, int type,
+                         int descending)
+{
+    if (n > UINT32_MAX) {
+        return cudaErrorInvalidValue;
+    }
+    return n < 2 ? cudaSuccess : sort_typed(d_bits, d_values, n, type, descending);
+}
+
+extern "C" cudaError_t radix_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                        int descending)
+{
+    return sort_checked(d_keys, d_values, n, KEY_U32, descending);
+}
+
+extern "C" cudaError_t radix_sort_keys(unsigned int *d_keys, size_t n, int descending)
+{
+    return sort_checked(d_keys, NULL, n, KEY_U32, descending);
+}
+
+extern "C" cudaError_t radix_sort_i32(int *d_keys, unsigned int *d_values, size_t n, int descending)
+{
+    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_I32, descending);
+}
+
+extern "C" cudaError_t radix_sort_f32(float *d_keys, unsigned int *d_values, size_t n,
+                                      int descending)
+{
+    return sort_checked((unsigned int *)d_keys, d_values, n, KEY_F32, descending);
+}
