@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "kit_device.cuh"
 #include "quicksort.h"
 
 /** Warps of a block of ::QUICKSORT_THREADS threads. */
@@ -465,42 +466,18 @@ extern "C" cudaError_t quicksort_sort(unsigned int *d_keys, size_t n, size_t pen
     if (n <= QUICKSORT_SMALL) {
         return quicksort_sort_small(d_keys, n, n); /* one block: no tree at all */
     }
+    /* The second buffer, the slots and the failure counter: one allocation. */
     sort_tree tree = {d_keys, NULL, NULL, NULL, NULL};
-    cudaError_t err = cudaMalloc((void **)&tree.tmp, n * sizeof *tree.tmp);
+    kit_buffer buffers[] = {{(void **)&tree.tmp, n * sizeof *tree.tmp},
+                            {(void **)&tree.slots, 3 * slot_count(n) * sizeof *tree.slots},
+                            {(void **)&tree.failures, sizeof *tree.failures}};
+    void *block = NULL;
+    cudaError_t err = kit_alloc_buffers(&block, buffers, (int)(sizeof buffers / sizeof *buffers));
     if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&tree.slots, 3 * slot_count(n) * sizeof *tree.slots);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&tree.failures, sizeof *tree.failures);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the sort's buffers", __FILE__, __LINE__);
-    } else {
         err = cdp_sort(&tree, n, pending_launches);
     }
-    cudaError_t freed = cudaFree(tree.tmp);
-    if (freed == cudaSuccess) {
-        freed = cudaFree(tree.slots);
-    }
-    if (freed == cudaSuccess) {
-        freed = cudaFree(tree.failures);
-    }
+    cudaError_t freed = kit_free_buffers(&block);
     return err != cudaSuccess ? err : freed;
-}
-
-/** Frees the host loop's buffers; returns the first error. */
-cudaError_t free_loop_buffers(loop_buffers *b)
-{
-    void *all[] = {b->tree.tmp, b->tree.slots, b->level[0], b->level[1],
-                   b->small,    b->owner,      b->counts};
-    cudaError_t first = cudaSuccess;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        cudaError_t err = cudaFree(all[i]);
-        if (first == cudaSuccess) {
-            first = err;
-        }
-    }
-    return first;
 }
 
 extern "C" cudaError_t quicksort_sort_host_loop(unsigned int *d_keys, size_t n)
@@ -518,30 +495,21 @@ extern "C" cudaError_t quicksort_sort_host_loop(unsigned int *d_keys, size_t n)
     loop_buffers b;
     memset(&b, 0, sizeof b);
     b.tree.out = d_keys;
-    cudaError_t err = cudaMalloc((void **)&b.tree.tmp, n * sizeof *b.tree.tmp);
+    kit_buffer buffers[] = {{(void **)&b.tree.tmp, n * sizeof *b.tree.tmp},
+                            {(void **)&b.tree.slots, 3 * widest * sizeof *b.tree.slots},
+                            {(void **)&b.level[0], widest * sizeof *b.level[0]},
+                            {(void **)&b.level[1], widest * sizeof *b.level[1]},
+                            {(void **)&b.small, 2 * widest * sizeof *b.small},
+                            {(void **)&b.owner, max_tiles * sizeof *b.owner},
+                            {(void **)&b.counts, sizeof *b.counts}};
+    void *block = NULL;
+    cudaError_t err = kit_alloc_buffers(&block, buffers, (int)(sizeof buffers / sizeof *buffers));
     if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&b.tree.slots, 3 * widest * sizeof *b.tree.slots);
-    }
-    for (int i = 0; i < 2 && err == cudaSuccess; i++) {
-        err = cudaMalloc((void **)&b.level[i], widest * sizeof *b.level[i]);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&b.small, 2 * widest * sizeof *b.small);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&b.owner, max_tiles * sizeof *b.owner);
-    }
-    if (err == cudaSuccess) {
-        err = cudaMalloc((void **)&b.counts, sizeof *b.counts);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the host loop's buffers", __FILE__, __LINE__);
-    } else {
         err = host_loop_sort(&b, n);
     }
     if (err == cudaSuccess) {
         err = cudaDeviceSynchronize(); /* the last level's kernels still use the buffers */
     }
-    cudaError_t freed = free_loop_buffers(&b);
+    cudaError_t freed = kit_free_buffers(&block);
     return err != cudaSuccess ? err : freed;
 }
