@@ -39,9 +39,9 @@ def solution_lines():
     """Every line of a solution block, stripped, that says something about the solution: not
     a brace or a lone keyword, not a line the solution has outside its blocks too (what the
     skeleton keeps), and not an idiom of the kit's public code (common/, tests/, tools/, the
-    labs' headers and drivers, the other labs' skeletons), such as `__syncthreads();` or a
-    test's CPU reference of one phase. A skeleton or a handout that quotes a solution, or a
-    solution file that travels, is caught."""
+    labs' headers and drivers, the other labs' skeletons and given headers), such as
+    `__syncthreads();` or a test's CPU reference of one phase. A skeleton or a handout that
+    quotes a solution, or a solution file that travels, is caught."""
     public = set()
     for folder in ("common", "tests", "tools"):
         for path in (ROOT / folder).rglob("*"):
@@ -56,7 +56,7 @@ def solution_lines():
             continue
         text = solution.read_text()
         others = set()
-        for skeleton in (ROOT / "labs").glob("*/*.cu"):
+        for skeleton in [*(ROOT / "labs").glob("*/*.cu"), *(ROOT / "labs").glob("*/*.cuh")]:
             if skeleton.parent.name != solution.parent.name:
                 others |= _lines(skeleton)
         outside = {line.strip() for line in BLOCK.sub("", text).splitlines()}
