@@ -104,21 +104,41 @@ done:
     return ok;
 }
 
-int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
-                         uint64_t seed)
+int kit_check_sweep(kit_sweep_check_fn check, const void *ctx, size_t min_n, size_t max_n,
+                    const size_t *extra, size_t extra_count, uint64_t seed)
 {
-    for (size_t s = 0; s < kit_test_size_count; s++) {
-        size_t n = kit_test_sizes[s];
-        if (n < min_n || n > max_n) {
+    for (size_t s = 0; s < kit_test_size_count + extra_count; s++) {
+        size_t n = s < kit_test_size_count ? kit_test_sizes[s] : extra[s - kit_test_size_count];
+        if (s < kit_test_size_count && (n < min_n || n > max_n)) {
             continue;
         }
-        for (int d = 0; d < KIT_DIST_COUNT; d++) {
-            if (!kit_check_sort_u32(sort, name, n, (kit_dist)d, seed + n)) {
+        FOR_EACH_DIST(dist)
+        {
+            if (!check(n, dist, seed + n, ctx)) {
                 return 0;
             }
         }
     }
     return 1;
+}
+
+/* What kit_check_sort_sweep() hands its check. */
+typedef struct {
+    kit_sort_u32_fn sort;
+    const char *name;
+} sort_u32_case;
+
+static int check_sort_u32_case(size_t n, kit_dist dist, uint64_t seed, const void *ctx)
+{
+    const sort_u32_case *c = ctx;
+    return kit_check_sort_u32(c->sort, c->name, n, dist, seed);
+}
+
+int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
+                         uint64_t seed)
+{
+    const sort_u32_case c = {sort, name};
+    return kit_check_sweep(check_sort_u32_case, &c, min_n, max_n, NULL, 0, seed);
 }
 
 int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *sizes,

@@ -39,8 +39,25 @@ int kit_check_sort_u32(kit_sort_u32_fn sort, const char *name, size_t n, kit_dis
                        uint64_t seed);
 
 /**
+ * One check of a sweep (see kit_check_sweep()): generates the input (@p n, @p dist, @p seed),
+ * runs the code under test on it and checks the result; @p ctx is what the caller of the sweep
+ * passed (which function, keys only or with values...). Returns 1 when it passed; on failure
+ * records a KIT_FAIL with the whole story and returns 0.
+ */
+typedef int (*kit_sweep_check_fn)(size_t n, kit_dist dist, uint64_t seed, const void *ctx);
+
+/**
+ * The sweep every lab's sort is tested with: @p check on every size of ::kit_test_sizes in
+ * [min_n, max_n], then on each of the @p extra_count sizes of @p extra (NULL when none; taken
+ * whatever their size), each size in every distribution, with seed + n as the seed. Stops at
+ * the first failure (one clear message rather than hundreds) and returns 0 then, else 1.
+ */
+int kit_check_sweep(kit_sweep_check_fn check, const void *ctx, size_t min_n, size_t max_n,
+                    const size_t *extra, size_t extra_count, uint64_t seed);
+
+/**
  * kit_check_sort_u32() over every size of ::kit_test_sizes in [min_n, max_n] and every
- * distribution; stops at the first failure (one clear message rather than hundreds).
+ * distribution (kit_check_sweep()); stops at the first failure.
  */
 int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
                          uint64_t seed);
