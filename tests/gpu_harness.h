@@ -94,19 +94,34 @@ void kit_fail_cuda(const char *name, cudaError_t err, size_t n, kit_dist dist, u
  * Host memory for one key/value test input: the input keys (also the snapshot the checks
  * compare with), their values 0..n-1 (each key's position, so a value names the key it must
  * travel with and, for a stable sort, the order equal keys must keep), what came back from the
- * GPU, and scratch room for the checks.
+ * GPU, and scratch room for the checks; for a test that compares with a CPU model of one step,
+ * also what the model says the step must write.
  */
 typedef struct {
-    size_t n;                 /**< number of pairs */
-    unsigned int *in_keys;    /**< the input keys, filled by the test */
-    unsigned int *in_values;  /**< 0 .. n-1, filled by kit_pairs_alloc() */
-    unsigned int *out_keys;   /**< keys back from the GPU */
-    unsigned int *out_values; /**< values back from the GPU */
-    unsigned int *scratch;    /**< room for the checks */
+    size_t n;                    /**< number of pairs */
+    unsigned int *in_keys;       /**< the input keys, filled by the test */
+    unsigned int *in_values;     /**< 0 .. n-1, filled by kit_pairs_alloc() */
+    unsigned int *out_keys;      /**< keys back from the GPU */
+    unsigned int *out_values;    /**< values back from the GPU */
+    unsigned int *scratch;       /**< room for the checks */
+    unsigned int *expect_keys;   /**< the model's keys (::KIT_PAIRS_EXPECT), else NULL */
+    unsigned int *expect_values; /**< the model's values (::KIT_PAIRS_EXPECT), else NULL */
 } kit_pairs;
+
+/** What kit_pairs_alloc_parts() allocates beside in_keys and out_keys. */
+enum {
+    KIT_PAIRS_VALUES = 1, /**< in_values (0..n-1), out_values and scratch; else they are NULL */
+    KIT_PAIRS_EXPECT = 2  /**< expect_keys, and expect_values with ::KIT_PAIRS_VALUES */
+};
 
 /** Allocates @p p for @p n pairs, values 0..n-1; 0 (and a KIT_FAIL) when out of memory. */
 int kit_pairs_alloc(kit_pairs *p, size_t n);
+
+/**
+ * kit_pairs_alloc() of the parts named by @p parts (::KIT_PAIRS_VALUES, ::KIT_PAIRS_EXPECT):
+ * keys only, for instance, when n is so large that host memory counts.
+ */
+int kit_pairs_alloc_parts(kit_pairs *p, size_t n, int parts);
 
 /** Frees what kit_pairs_alloc() allocated (also after it failed). */
 void kit_pairs_free(kit_pairs *p);
@@ -127,8 +142,11 @@ int kit_device_pairs_upload(kit_device_pairs *d, const kit_pairs *p, int with_va
  */
 int kit_device_pairs_blank(kit_device_pairs *d, const kit_pairs *p, int with_values);
 
-/** Waits for the GPU and copies the device buffers into p->out_*; 0 (and a KIT_FAIL) on error. */
-int kit_device_pairs_download(const kit_device_pairs *d, kit_pairs *p);
+/**
+ * Waits for the GPU and copies the device buffers into p->out_* (the values when d->values is
+ * not NULL); 0 (and a KIT_FAIL naming @p what) on error.
+ */
+int kit_device_pairs_download(const char *what, const kit_device_pairs *d, kit_pairs *p);
 
 /** Waits for the GPU (a failed kernel may still run) and frees the device buffers. */
 void kit_device_pairs_free(kit_device_pairs *d);

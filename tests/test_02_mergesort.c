@@ -73,7 +73,7 @@ static int check_pass_input(const tier *t, kit_pairs *p, size_t width, const cha
         kit_fail_call(what, err);
         goto done;
     }
-    if (!kit_device_pairs_download(&dst, p)) {
+    if (!kit_device_pairs_download(what, &dst, p)) {
         goto done;
     }
     ok = 1;
@@ -661,7 +661,7 @@ static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int with_values)
     cudaError_t err = mergesort_sort_tiles(d.keys, d.values, n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = 1;
         for (size_t base = 0; ok && base < n; base += MERGESORT_TILE) {
             char segment[48];
@@ -693,7 +693,7 @@ static int check_sort_input(kit_pairs *p, const char *input, int with_values)
                                   : mergesort_sort_keys(d.keys, p->n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, p)) {
+    } else if (kit_device_pairs_download(what, &d, p)) {
         ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n, KIT_VERIFY_STABLE);
     }
     kit_device_pairs_free(&d);

@@ -129,7 +129,7 @@ static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int descending, i
     cudaError_t err = bitonic_sort_tiles(d.keys, d.values, n, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = 1;
         for (size_t t = 0; ok && t < n / BITONIC_TILE; t++) {
             char segment[48];
@@ -269,7 +269,7 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
             ok = 0;
             break;
         }
-        if (!kit_device_pairs_download(&d, &p)) {
+        if (!kit_device_pairs_download(what, &d, &p)) {
             ok = 0;
             break;
         }
@@ -475,7 +475,7 @@ static int check_shared_merge(size_t n, size_t size, kit_dist dist, uint64_t see
     cudaError_t err = bitonic_merge_shared(d.keys, d.values, n, size, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         size_t run = size < n ? size : n;
         ok = 1;
         for (size_t start = 0; ok && start < n; start += run) {
@@ -618,7 +618,7 @@ static int check_sort_input(kit_pairs *p, const char *input, int descending, int
                                   : bitonic_sort_keys(d.keys, p->n, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, p)) {
+    } else if (kit_device_pairs_download(what, &d, p)) {
         ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n,
                                      direction_flags(descending));
     }
