@@ -104,21 +104,41 @@ done:
     return ok;
 }
 
-int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
-                         uint64_t seed)
+int kit_check_sweep(kit_sweep_check_fn check, const void *ctx, size_t min_n, size_t max_n,
+                    const size_t *extra, size_t extra_count, uint64_t seed)
 {
-    for (size_t s = 0; s < kit_test_size_count; s++) {
-        size_t n = kit_test_sizes[s];
-        if (n < min_n || n > max_n) {
+    for (size_t s = 0; s < kit_test_size_count + extra_count; s++) {
+        size_t n = s < kit_test_size_count ? kit_test_sizes[s] : extra[s - kit_test_size_count];
+        if (s < kit_test_size_count && (n < min_n || n > max_n)) {
             continue;
         }
-        for (int d = 0; d < KIT_DIST_COUNT; d++) {
-            if (!kit_check_sort_u32(sort, name, n, (kit_dist)d, seed + n)) {
+        FOR_EACH_DIST(dist)
+        {
+            if (!check(n, dist, seed + n, ctx)) {
                 return 0;
             }
         }
     }
     return 1;
+}
+
+/* What kit_check_sort_sweep() hands its check. */
+typedef struct {
+    kit_sort_u32_fn sort;
+    const char *name;
+} sort_u32_case;
+
+static int check_sort_u32_case(size_t n, kit_dist dist, uint64_t seed, const void *ctx)
+{
+    const sort_u32_case *c = ctx;
+    return kit_check_sort_u32(c->sort, c->name, n, dist, seed);
+}
+
+int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
+                         uint64_t seed)
+{
+    const sort_u32_case c = {sort, name};
+    return kit_check_sweep(check_sort_u32_case, &c, min_n, max_n, NULL, 0, seed);
 }
 
 int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *sizes,
@@ -139,18 +159,37 @@ int kit_check_sort_quick(kit_sort_u32_fn sort, const char *name, const size_t *s
 
 int kit_pairs_alloc(kit_pairs *p, size_t n)
 {
+    return kit_pairs_alloc_parts(p, n, KIT_PAIRS_VALUES);
+}
+
+int kit_pairs_alloc_parts(kit_pairs *p, size_t n, int parts)
+{
     size_t bytes = (n ? n : 1) * sizeof(unsigned int);
+    int values = (parts & KIT_PAIRS_VALUES) != 0, expect = (parts & KIT_PAIRS_EXPECT) != 0;
+    memset(p, 0, sizeof *p);
     p->n = n;
     p->in_keys = malloc(bytes);
-    p->in_values = malloc(bytes);
     p->out_keys = malloc(bytes);
-    p->out_values = malloc(bytes);
-    p->scratch = malloc(bytes);
-    if (!p->in_keys || !p->in_values || !p->out_keys || !p->out_values || !p->scratch) {
+    int ok = p->in_keys && p->out_keys;
+    if (values) {
+        p->in_values = malloc(bytes);
+        p->out_values = malloc(bytes);
+        p->scratch = malloc(bytes);
+        ok = ok && p->in_values && p->out_values && p->scratch;
+    }
+    if (expect) {
+        p->expect_keys = malloc(bytes);
+        ok = ok && p->expect_keys;
+    }
+    if (expect && values) {
+        p->expect_values = malloc(bytes);
+        ok = ok && p->expect_values;
+    }
+    if (!ok) {
         KIT_FAIL("test setup: out of host memory for n = %zu", n);
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; values && i < n; i++) {
         p->in_values[i] = (unsigned int)i;
     }
     return 1;
@@ -163,6 +202,8 @@ void kit_pairs_free(kit_pairs *p)
     free(p->out_keys);
     free(p->out_values);
     free(p->scratch);
+    free(p->expect_keys);
+    free(p->expect_values);
 }
 
 int kit_device_pairs_upload(kit_device_pairs *d, const kit_pairs *p, int with_values)
@@ -205,22 +246,10 @@ int kit_device_pairs_blank(kit_device_pairs *d, const kit_pairs *p, int with_val
     return 1;
 }
 
-int kit_device_pairs_download(const kit_device_pairs *d, kit_pairs *p)
+int kit_device_pairs_download(const char *what, const kit_device_pairs *d, kit_pairs *p)
 {
-    cudaError_t err = cudaDeviceSynchronize();
-    if (err == cudaSuccess && p->n > 0) {
-        err = cudaMemcpy(p->out_keys, d->keys, p->n * sizeof *p->out_keys, cudaMemcpyDeviceToHost);
-    }
-    if (err == cudaSuccess && p->n > 0 && d->values) {
-        err = cudaMemcpy(p->out_values, d->values, p->n * sizeof *p->out_values,
-                         cudaMemcpyDeviceToHost);
-    }
-    if (err != cudaSuccess) {
-        KIT_FAIL("a kernel failed while running (n=%zu): %s (%s)", p->n, cudaGetErrorName(err),
-                 cudaGetErrorString(err));
-        return 0;
-    }
-    return 1;
+    return kit_device_fetch(what, d->keys, p->out_keys, p->n) &&
+           (!d->values || kit_device_fetch(what, d->values, p->out_values, p->n));
 }
 
 void kit_device_pairs_free(kit_device_pairs *d)

@@ -39,8 +39,25 @@ int kit_check_sort_u32(kit_sort_u32_fn sort, const char *name, size_t n, kit_dis
                        uint64_t seed);
 
 /**
+ * One check of a sweep (see kit_check_sweep()): generates the input (@p n, @p dist, @p seed),
+ * runs the code under test on it and checks the result; @p ctx is what the caller of the sweep
+ * passed (which function, keys only or with values...). Returns 1 when it passed; on failure
+ * records a KIT_FAIL with the whole story and returns 0.
+ */
+typedef int (*kit_sweep_check_fn)(size_t n, kit_dist dist, uint64_t seed, const void *ctx);
+
+/**
+ * The sweep every lab's sort is tested with: @p check on every size of ::kit_test_sizes in
+ * [min_n, max_n], then on each of the @p extra_count sizes of @p extra (NULL when none; taken
+ * whatever their size), each size in every distribution, with seed + n as the seed. Stops at
+ * the first failure (one clear message rather than hundreds) and returns 0 then, else 1.
+ */
+int kit_check_sweep(kit_sweep_check_fn check, const void *ctx, size_t min_n, size_t max_n,
+                    const size_t *extra, size_t extra_count, uint64_t seed);
+
+/**
  * kit_check_sort_u32() over every size of ::kit_test_sizes in [min_n, max_n] and every
- * distribution; stops at the first failure (one clear message rather than hundreds).
+ * distribution (kit_check_sweep()); stops at the first failure.
  */
 int kit_check_sort_sweep(kit_sort_u32_fn sort, const char *name, size_t min_n, size_t max_n,
                          uint64_t seed);
@@ -77,19 +94,34 @@ void kit_fail_cuda(const char *name, cudaError_t err, size_t n, kit_dist dist, u
  * Host memory for one key/value test input: the input keys (also the snapshot the checks
  * compare with), their values 0..n-1 (each key's position, so a value names the key it must
  * travel with and, for a stable sort, the order equal keys must keep), what came back from the
- * GPU, and scratch room for the checks.
+ * GPU, and scratch room for the checks; for a test that compares with a CPU model of one step,
+ * also what the model says the step must write.
  */
 typedef struct {
-    size_t n;                 /**< number of pairs */
-    unsigned int *in_keys;    /**< the input keys, filled by the test */
-    unsigned int *in_values;  /**< 0 .. n-1, filled by kit_pairs_alloc() */
-    unsigned int *out_keys;   /**< keys back from the GPU */
-    unsigned int *out_values; /**< values back from the GPU */
-    unsigned int *scratch;    /**< room for the checks */
+    size_t n;                    /**< number of pairs */
+    unsigned int *in_keys;       /**< the input keys, filled by the test */
+    unsigned int *in_values;     /**< 0 .. n-1, filled by kit_pairs_alloc() */
+    unsigned int *out_keys;      /**< keys back from the GPU */
+    unsigned int *out_values;    /**< values back from the GPU */
+    unsigned int *scratch;       /**< room for the checks */
+    unsigned int *expect_keys;   /**< the model's keys (::KIT_PAIRS_EXPECT), else NULL */
+    unsigned int *expect_values; /**< the model's values (::KIT_PAIRS_EXPECT), else NULL */
 } kit_pairs;
+
+/** What kit_pairs_alloc_parts() allocates beside in_keys and out_keys. */
+enum {
+    KIT_PAIRS_VALUES = 1, /**< in_values (0..n-1), out_values and scratch; else they are NULL */
+    KIT_PAIRS_EXPECT = 2  /**< expect_keys, and expect_values with ::KIT_PAIRS_VALUES */
+};
 
 /** Allocates @p p for @p n pairs, values 0..n-1; 0 (and a KIT_FAIL) when out of memory. */
 int kit_pairs_alloc(kit_pairs *p, size_t n);
+
+/**
+ * kit_pairs_alloc() of the parts named by @p parts (::KIT_PAIRS_VALUES, ::KIT_PAIRS_EXPECT):
+ * keys only, for instance, when n is so large that host memory counts.
+ */
+int kit_pairs_alloc_parts(kit_pairs *p, size_t n, int parts);
 
 /** Frees what kit_pairs_alloc() allocated (also after it failed). */
 void kit_pairs_free(kit_pairs *p);
@@ -110,8 +142,11 @@ int kit_device_pairs_upload(kit_device_pairs *d, const kit_pairs *p, int with_va
  */
 int kit_device_pairs_blank(kit_device_pairs *d, const kit_pairs *p, int with_values);
 
-/** Waits for the GPU and copies the device buffers into p->out_*; 0 (and a KIT_FAIL) on error. */
-int kit_device_pairs_download(const kit_device_pairs *d, kit_pairs *p);
+/**
+ * Waits for the GPU and copies the device buffers into p->out_* (the values when d->values is
+ * not NULL); 0 (and a KIT_FAIL naming @p what) on error.
+ */
+int kit_device_pairs_download(const char *what, const kit_device_pairs *d, kit_pairs *p);
 
 /** Waits for the GPU (a failed kernel may still run) and frees the device buffers. */
 void kit_device_pairs_free(kit_device_pairs *d);

@@ -73,7 +73,7 @@ static int check_pass_input(const tier *t, kit_pairs *p, size_t width, const cha
         kit_fail_call(what, err);
         goto done;
     }
-    if (!kit_device_pairs_download(&dst, p)) {
+    if (!kit_device_pairs_download(what, &dst, p)) {
         goto done;
     }
     ok = 1;
@@ -661,7 +661,7 @@ static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int with_values)
     cudaError_t err = mergesort_sort_tiles(d.keys, d.values, n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = 1;
         for (size_t base = 0; ok && base < n; base += MERGESORT_TILE) {
             char segment[48];
@@ -693,7 +693,7 @@ static int check_sort_input(kit_pairs *p, const char *input, int with_values)
                                   : mergesort_sort_keys(d.keys, p->n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, p)) {
+    } else if (kit_device_pairs_download(what, &d, p)) {
         ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n, KIT_VERIFY_STABLE);
     }
     kit_device_pairs_free(&d);
@@ -715,24 +715,13 @@ static int check_sort(size_t n, kit_dist dist, uint64_t seed, int with_values)
     return ok;
 }
 
-/* Every size of the kit's list in [min_n, max_n] (and `extra` ones), every distribution. */
-static int check_sort_sweep(size_t min_n, size_t max_n, const size_t *extra, size_t extra_count,
-                            uint64_t seed, int with_values)
+/* check_sort() as a check of kit_check_sweep(): ctx points to with_values. */
+static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *with_values)
 {
-    for (size_t s = 0; s < kit_test_size_count + extra_count; s++) {
-        size_t n = s < kit_test_size_count ? kit_test_sizes[s] : extra[s - kit_test_size_count];
-        if (s < kit_test_size_count && (n < min_n || n > max_n)) {
-            continue;
-        }
-        FOR_EACH_DIST(dist)
-        {
-            if (!check_sort(n, dist, seed + n, with_values)) {
-                return 0;
-            }
-        }
-    }
-    return 1;
+    return check_sort(n, dist, seed, *(const int *)with_values);
 }
+
+static const int WITH_VALUES = 1, KEYS_ONLY = 0;
 
 /* The tiles, and sorts that reach every kernel of the sort: one pass (3000 keys) and several
  * (9999), with values and without. */
@@ -763,20 +752,20 @@ static void test_sort_tiles(void)
 
 static void test_sort_small_sizes(void)
 {
-    check_sort_sweep(0, 4097, NULL, 0, 502, 1);
+    kit_check_sweep(check_sort_case, &WITH_VALUES, 0, 4097, NULL, 0, 502);
 }
 
 static void test_sort_medium_sizes(void)
 {
     /* Beside the kit's sizes, ones whose last pass merges runs of very unequal length. */
     const size_t extra[] = {3 * MERGESORT_TILE + 1, 100003, ((size_t)1 << 20) + 12345};
-    check_sort_sweep(4098, (size_t)1 << 22, extra, 3, 503, 1);
+    kit_check_sweep(check_sort_case, &WITH_VALUES, 4098, (size_t)1 << 22, extra, 3, 503);
 }
 
 static void test_sort_keys_only(void)
 {
     const size_t extra[] = {(size_t)1 << 20, 1000003};
-    check_sort_sweep(0, 65536, extra, 2, 504, 0);
+    kit_check_sweep(check_sort_case, &KEYS_ONLY, 0, 65536, extra, 2, 504);
 }
 
 /* Stability where it bites hardest: all keys equal (the output values must be 0..n-1 in

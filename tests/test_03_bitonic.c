@@ -129,7 +129,7 @@ static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int descending, i
     cudaError_t err = bitonic_sort_tiles(d.keys, d.values, n, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = 1;
         for (size_t t = 0; ok && t < n / BITONIC_TILE; t++) {
             char segment[48];
@@ -269,7 +269,7 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
             ok = 0;
             break;
         }
-        if (!kit_device_pairs_download(&d, &p)) {
+        if (!kit_device_pairs_download(what, &d, &p)) {
             ok = 0;
             break;
         }
@@ -475,7 +475,7 @@ static int check_shared_merge(size_t n, size_t size, kit_dist dist, uint64_t see
     cudaError_t err = bitonic_merge_shared(d.keys, d.values, n, size, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         size_t run = size < n ? size : n;
         ok = 1;
         for (size_t start = 0; ok && start < n; start += run) {
@@ -618,7 +618,7 @@ static int check_sort_input(kit_pairs *p, const char *input, int descending, int
                                   : bitonic_sort_keys(d.keys, p->n, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_pairs_download(&d, p)) {
+    } else if (kit_device_pairs_download(what, &d, p)) {
         ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n,
                                      direction_flags(descending));
     }
@@ -641,27 +641,19 @@ static int check_sort(size_t n, kit_dist dist, uint64_t seed, int descending, in
     return ok;
 }
 
-/* Every size of the kit's list in [min_n, max_n] (and `extra` ones), every dist, both ways. */
-static int check_sort_sweep(size_t min_n, size_t max_n, const size_t *extra, size_t extra_count,
-                            uint64_t seed, int with_values)
+/* check_sort() both ways, as a check of kit_check_sweep(): ctx points to with_values. */
+static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *with_values)
 {
-    for (size_t s = 0; s < kit_test_size_count + extra_count; s++) {
-        size_t n = s < kit_test_size_count ? kit_test_sizes[s] : extra[s - kit_test_size_count];
-        if (s < kit_test_size_count && (n < min_n || n > max_n)) {
-            continue;
-        }
-        FOR_EACH_DIST(dist)
-        {
-            BOTH_DIRECTIONS(down)
-            {
-                if (!check_sort(n, dist, seed + n, down, with_values)) {
-                    return 0;
-                }
-            }
+    BOTH_DIRECTIONS(down)
+    {
+        if (!check_sort(n, dist, seed, down, *(const int *)with_values)) {
+            return 0;
         }
     }
     return 1;
 }
+
+static const int WITH_VALUES = 1, KEYS_ONLY = 0;
 
 /* Sorts `count` arrays of n keys in one call; values are positions within each array, and
  * each array is checked against its own snapshot. */
@@ -786,19 +778,19 @@ static void test_sort_quick(void)
 
 static void test_sort_small_sizes(void)
 {
-    check_sort_sweep(0, 4097, NULL, 0, 63, 1);
+    kit_check_sweep(check_sort_case, &WITH_VALUES, 0, 4097, NULL, 0, 63);
 }
 
 static void test_sort_keys_only(void)
 {
     const size_t extra[] = {(size_t)1 << 20, 1000003};
-    check_sort_sweep(0, 65536, extra, 2, 64, 0);
+    kit_check_sweep(check_sort_case, &KEYS_ONLY, 0, 65536, extra, 2, 64);
 }
 
 static void test_sort_medium_sizes(void)
 {
     const size_t extra[] = {100000, 3 * BITONIC_TILE + 1};
-    check_sort_sweep(4098, (size_t)1 << 22, extra, 2, 65, 1);
+    kit_check_sweep(check_sort_case, &WITH_VALUES, 4098, (size_t)1 << 22, extra, 2, 65);
 }
 
 /* Real keys equal to the sentinel (UINT_MAX ascending, 0 descending), beside the padding:

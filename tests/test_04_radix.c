@@ -109,122 +109,22 @@ static unsigned cpu_passes_needed(const unsigned int *keys, size_t n)
     return passes;
 }
 
-/* ---- host memory of one test ------------------------------------------------------------------
- */
+/* ---- memory of one test: gpu_harness's kit_pairs ----------------------------------------------
+ * p.in_keys and p.in_values (0 .. n-1) are the input, p.expect_* what the CPU model of the step
+ * says it must write, p.out_* what came back. On the device a step reads a kit_device_pairs
+ * copy of the input and writes into it (a tile sort, a sort) or into a blank one
+ * (kit_device_pairs_blank(): a place the step never writes shows). */
 
-/* The input (also the snapshot), what the step must give, and what came back. */
-typedef struct {
-    size_t n;
-    unsigned int *keys, *values;               /* input; values are 0 .. n-1 */
-    unsigned int *expect_keys, *expect_values; /* the CPU model's answer */
-    unsigned int *got_keys, *got_values;       /* from the GPU */
-} pairs;
-
-static int pairs_alloc(pairs *p, size_t n)
-{
-    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->keys = malloc(bytes);
-    p->values = malloc(bytes);
-    p->expect_keys = malloc(bytes);
-    p->expect_values = malloc(bytes);
-    p->got_keys = malloc(bytes);
-    p->got_values = malloc(bytes);
-    if (!p->keys || !p->values || !p->expect_keys || !p->expect_values || !p->got_keys ||
-        !p->got_values) {
-        KIT_FAIL("test setup: out of host memory for n = %zu", n);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        p->values[i] = (unsigned int)i;
-    }
-    return 1;
-}
-
-/* Keys only (the scan's 2^28 values need 3 GiB of host memory this way, not 6). */
-static int keys_alloc(pairs *p, size_t n)
-{
-    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->keys = malloc(bytes);
-    p->expect_keys = malloc(bytes);
-    p->got_keys = malloc(bytes);
-    if (!p->keys || !p->expect_keys || !p->got_keys) {
-        KIT_FAIL("test setup: out of host memory for n = %zu", n);
-        return 0;
-    }
-    return 1;
-}
-
-static void pairs_free(pairs *p)
-{
-    free(p->keys);
-    free(p->values);
-    free(p->expect_keys);
-    free(p->expect_values);
-    free(p->got_keys);
-    free(p->got_values);
-}
-
-/* Device buffers of one test: input and output keys and values (values NULL: keys only). */
-typedef struct {
-    unsigned int *keys, *values, *out_keys, *out_values;
-} device_pairs;
-
-static void device_free(device_pairs *d)
-{
-    cudaDeviceSynchronize(); /* a failed kernel may still be running */
-    cudaFree(d->keys);
-    cudaFree(d->values);
-    cudaFree(d->out_keys);
-    cudaFree(d->out_values);
-    memset(d, 0, sizeof *d);
-}
-
-/* Uploads the input; with `outputs`, allocates output buffers too (filled with 0xFF bytes, so
- * a place the step never writes shows). */
-static int device_upload(device_pairs *d, const pairs *p, int with_values, int outputs)
-{
-    memset(d, 0, sizeof *d);
-    size_t bytes = (p->n ? p->n : 1) * sizeof(unsigned int);
-    int ok = (d->keys = kit_device_copy(p->keys, p->n)) != NULL;
-    if (ok && with_values) {
-        ok = (d->values = kit_device_copy(p->values, p->n)) != NULL;
-    }
-    if (ok && outputs) {
-        ok = cudaMalloc((void **)&d->out_keys, bytes) == cudaSuccess &&
-             cudaMemset(d->out_keys, 0xFF, bytes) == cudaSuccess;
-        if (ok && with_values) {
-            ok = cudaMalloc((void **)&d->out_values, bytes) == cudaSuccess &&
-                 cudaMemset(d->out_values, 0xFF, bytes) == cudaSuccess;
-        }
-        if (!ok) {
-            KIT_FAIL("test setup: no device memory for the output of n = %zu keys", p->n);
-        }
-    }
-    if (!ok) {
-        device_free(d);
-    }
-    return ok;
-}
-
-/* Fetches keys (and values) from the device buffers given into p->got_*. */
-static int device_fetch(const char *what, const unsigned int *d_keys, const unsigned int *d_values,
-                        pairs *p)
-{
-    return kit_device_fetch(what, d_keys, p->got_keys, p->n) &&
-           (!d_values || kit_device_fetch(what, d_values, p->got_values, p->n));
-}
+/* The host memory of a test compared with a model: input, values, the model's answer. */
+#define MODEL_PAIRS (KIT_PAIRS_VALUES | KIT_PAIRS_EXPECT)
 
 /* Compares what came back with the model's answer, key and value at every index; the first
  * difference is the failure. `shift` < 32 adds the tile and the digit to the message. */
-static int compare_exact(const char *what, const pairs *p, int with_values, unsigned int shift)
+static int compare_exact(const char *what, const kit_pairs *p, int with_values, unsigned int shift)
 {
     for (size_t i = 0; i < p->n; i++) {
-        int key_bad = p->got_keys[i] != p->expect_keys[i];
-        int value_bad = with_values && p->got_values[i] != p->expect_values[i];
+        int key_bad = p->out_keys[i] != p->expect_keys[i];
+        int value_bad = with_values && p->out_values[i] != p->expect_values[i];
         if (!key_bad && !value_bad) {
             continue;
         }
@@ -237,10 +137,10 @@ static int compare_exact(const char *what, const pairs *p, int with_values, unsi
             KIT_FAIL("%s: first difference at index %zu%s: expected key %u with value %u (the "
                      "input's key %u), got key %u with value %u",
                      what, i, where, p->expect_keys[i], p->expect_values[i], p->expect_values[i],
-                     p->got_keys[i], p->got_values[i]);
+                     p->out_keys[i], p->out_values[i]);
         } else {
             KIT_FAIL("%s: first difference at index %zu%s: expected key %u, got %u", what, i, where,
-                     p->expect_keys[i], p->got_keys[i]);
+                     p->expect_keys[i], p->out_keys[i]);
         }
         return 0;
     }
@@ -264,30 +164,30 @@ static const size_t big_sizes[] = {(size_t)1 << 22, ((size_t)1 << 22) + 3, (size
 static void test_references(void)
 {
     const size_t n = 5000;
-    pairs p;
+    kit_pairs p;
     unsigned int *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     unsigned int *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);
-    if (!pairs_alloc(&p, n) || !a || !b || !va || !vb) {
+    if (!kit_pairs_alloc(&p, n) || !a || !b || !va || !vb) {
         KIT_FAIL("test setup: out of host memory");
         goto done;
     }
     FOR_EACH_DIST(dist)
     {
-        kit_generate_u32(p.keys, n, dist, 7);
-        memcpy(a, p.keys, n * sizeof *a);
-        memcpy(va, p.values, n * sizeof *va);
+        kit_generate_u32(p.in_keys, n, dist, 7);
+        memcpy(a, p.in_keys, n * sizeof *a);
+        memcpy(va, p.in_values, n * sizeof *va);
         for (unsigned shift = 0; shift < 32u; shift += RADIX_BITS) {
             cpu_sort_by_digit(a, va, n, shift, b, vb);
             memcpy(a, b, n * sizeof *a);
             memcpy(va, vb, n * sizeof *va);
         }
-        kit_verdict v = kit_verify_pairs_u32(p.keys, a, va, n, KIT_VERIFY_STABLE);
+        kit_verdict v = kit_verify_pairs_u32(p.in_keys, a, va, n, KIT_VERIFY_STABLE);
         if (v.status != KIT_VERIFY_OK) {
             KIT_FAIL("CPU model: passes of cpu_sort_by_digit (dist=%s): %s", kit_dist_name(dist),
                      v.message);
         }
         unsigned int table[RADIX_DIGITS * 5];
-        cpu_table(p.keys, n, 0, table);
+        cpu_table(p.in_keys, n, 0, table);
         unsigned int sum = 0;
         for (size_t i = 0; i < RADIX_DIGITS * radix_tile_count(n); i++) {
             sum += table[i];
@@ -316,7 +216,7 @@ static void test_references(void)
     const unsigned int same[3] = {9, 9, 9};
     CU_ASSERT_EQUAL(cpu_passes_needed(same, 3), 0);
 done:
-    pairs_free(&p);
+    kit_pairs_free(&p);
     free(a);
     free(b);
     free(va);
@@ -328,43 +228,47 @@ done:
 
 /* Scans (n, dist, seed) on the GPU, with radix_scan_block when `block`, else radix_scan; in
  * place or into a second buffer. The values are keys of the distribution: uniform keys make
- * sums that wrap many times. */
+ * sums that wrap many times. Keys only (no kit_pairs values): the 2^28 values of the largest
+ * scan need 3 GiB of host memory this way, not 7. */
 static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_place)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs in = {NULL, NULL}, out = {NULL, NULL};
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "%s(n=%zu, values=%s, seed=%llu, %s)",
              block ? "radix_scan_block" : "radix_scan", n, kit_dist_name(dist),
              (unsigned long long)seed, in_place ? "in place" : "into another buffer");
-    if (!keys_alloc(&p, n)) {
+    if (!kit_pairs_alloc_parts(&p, n, KIT_PAIRS_EXPECT)) {
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
-    cpu_exclusive_scan(p.keys, p.expect_keys, n);
-    if (!device_upload(&d, &p, 0, !in_place)) {
+    kit_generate_u32(p.in_keys, n, dist, seed);
+    cpu_exclusive_scan(p.in_keys, p.expect_keys, n);
+    if (!kit_device_pairs_upload(&in, &p, 0) ||
+        (!in_place && !kit_device_pairs_blank(&out, &p, 0))) {
         goto done;
     }
-    unsigned int *d_out = in_place ? d.keys : d.out_keys;
-    cudaError_t err = block ? radix_scan_block(d.keys, d_out, n) : radix_scan(d.keys, d_out, n);
+    const kit_device_pairs *result = in_place ? &in : &out;
+    cudaError_t err =
+        block ? radix_scan_block(in.keys, result->keys, n) : radix_scan(in.keys, result->keys, n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (kit_device_fetch(what, d_out, p.got_keys, n)) {
+    } else if (kit_device_pairs_download(what, result, &p)) {
         ok = 1;
         for (size_t i = 0; i < n && ok; i++) {
-            if (p.got_keys[i] != p.expect_keys[i]) {
+            if (p.out_keys[i] != p.expect_keys[i]) {
                 KIT_FAIL("%s: out[%zu] should be %u (the sum of in[0..%zu), modulo 2^32), got %u "
                          "(block %zu of %u values)",
-                         what, i, p.expect_keys[i], i, p.got_keys[i], i / RADIX_SCAN_TILE,
+                         what, i, p.expect_keys[i], i, p.out_keys[i], i / RADIX_SCAN_TILE,
                          RADIX_SCAN_TILE);
                 ok = 0;
             }
         }
     }
-    device_free(&d);
 done:
-    pairs_free(&p);
+    kit_device_pairs_free(&in);
+    kit_device_pairs_free(&out);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -480,29 +384,31 @@ static void test_scan_large_2_28(void)
 /* radix_split of (n, dist, seed) by `bit`, against the CPU's stable split. */
 static int check_split(size_t n, kit_dist dist, uint64_t seed, unsigned int bit, int with_values)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs in = {NULL, NULL}, out = {NULL, NULL};
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "radix_split(n=%zu, dist=%s, seed=%llu, bit=%u%s)", n,
              kit_dist_name(dist), (unsigned long long)seed, bit, with_values ? "" : ", keys only");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc_parts(&p, n, MODEL_PAIRS)) {
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
-    cpu_split(p.keys, p.values, n, bit, p.expect_keys, p.expect_values);
-    if (!device_upload(&d, &p, with_values, 1)) {
+    kit_generate_u32(p.in_keys, n, dist, seed);
+    cpu_split(p.in_keys, p.in_values, n, bit, p.expect_keys, p.expect_values);
+    if (!kit_device_pairs_upload(&in, &p, with_values) ||
+        !kit_device_pairs_blank(&out, &p, with_values)) {
         goto done;
     }
-    cudaError_t err = radix_split(d.keys, d.values, d.out_keys, d.out_values, n, bit);
+    cudaError_t err = radix_split(in.keys, in.values, out.keys, out.values, n, bit);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.out_keys, d.out_values, &p)) {
+    } else if (kit_device_pairs_download(what, &out, &p)) {
         ok = compare_exact(what, &p, with_values, 32);
     }
-    device_free(&d);
 done:
-    pairs_free(&p);
+    kit_device_pairs_free(&in);
+    kit_device_pairs_free(&out);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -510,17 +416,17 @@ done:
  * keys, values and stability. */
 static int check_u32_sort(const char *name, size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu%s)", name, n, kit_dist_name(dist),
              (unsigned long long)seed, with_values ? "" : ", keys only");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc(&p, n)) {
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
-    if (!device_upload(&d, &p, with_values, 0)) {
+    kit_generate_u32(p.in_keys, n, dist, seed);
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
     cudaError_t err = strcmp(name, "radix_sort_split") == 0
@@ -528,18 +434,12 @@ static int check_u32_sort(const char *name, size_t n, kit_dist dist, uint64_t se
                           : radix_sort_counted(d.keys, d.values, n, NULL);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.keys, d.values, &p)) {
-        kit_verdict v = with_values ? kit_verify_pairs_u32(p.keys, p.got_keys, p.got_values, n,
-                                                           KIT_VERIFY_STABLE)
-                                    : kit_verify_u32(p.keys, p.got_keys, n, 0);
-        ok = v.status == KIT_VERIFY_OK;
-        if (!ok) {
-            KIT_FAIL("%s: %s", what, v.message);
-        }
+    } else if (kit_device_pairs_download(what, &d, &p)) {
+        ok = kit_check_pairs_segment(what, "", &p, with_values, 0, n, KIT_VERIFY_STABLE);
     }
-    device_free(&d);
 done:
-    pairs_free(&p);
+    kit_device_pairs_free(&d);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -626,7 +526,7 @@ static void test_split_large(void)
 
 /* Keys as the passes below `shift` leave them: sorted (stably) by their bits below `shift`.
  * The input of pass `shift` in a real sort. */
-static int prepare_pass_input(pairs *p, unsigned int shift)
+static int prepare_pass_input(kit_pairs *p, unsigned int shift)
 {
     unsigned int *k = malloc((p->n ? p->n : 1) * sizeof *k),
                  *v = malloc((p->n ? p->n : 1) * sizeof *v);
@@ -637,9 +537,9 @@ static int prepare_pass_input(pairs *p, unsigned int shift)
         return 0;
     }
     for (unsigned s = 0; s < shift; s += RADIX_BITS) {
-        cpu_sort_by_digit(p->keys, p->values, p->n, s, k, v);
-        memcpy(p->keys, k, p->n * sizeof *k);
-        memcpy(p->values, v, p->n * sizeof *v);
+        cpu_sort_by_digit(p->in_keys, p->in_values, p->n, s, k, v);
+        memcpy(p->in_keys, k, p->n * sizeof *k);
+        memcpy(p->in_values, v, p->n * sizeof *v);
     }
     free(k);
     free(v);
@@ -696,37 +596,37 @@ done:
  * by the digit. */
 static int check_tiles(size_t n, kit_dist dist, uint64_t seed, unsigned int shift, int with_values)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "radix_sort_tiles(n=%zu, dist=%s, seed=%llu, pass %u: shift %u%s)",
              n, kit_dist_name(dist), (unsigned long long)seed, shift / RADIX_BITS, shift,
              with_values ? "" : ", keys only");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc_parts(&p, n, MODEL_PAIRS)) {
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
+    kit_generate_u32(p.in_keys, n, dist, seed);
     for (size_t base = 0; base < n; base += RADIX_TILE) {
         size_t len = n - base < RADIX_TILE ? n - base : RADIX_TILE;
-        if (!cpu_sort_by_digit(p.keys + base, p.values + base, len, shift, p.expect_keys + base,
-                               p.expect_values + base)) {
+        if (!cpu_sort_by_digit(p.in_keys + base, p.in_values + base, len, shift,
+                               p.expect_keys + base, p.expect_values + base)) {
             KIT_FAIL("test setup: out of host memory");
             goto done;
         }
     }
-    if (!device_upload(&d, &p, with_values, 0)) {
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
     cudaError_t err = radix_sort_tiles(d.keys, d.values, n, shift);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.keys, d.values, &p)) {
+    } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = compare_exact(what, &p, with_values, shift);
     }
-    device_free(&d);
 done:
-    pairs_free(&p);
+    kit_device_pairs_free(&d);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -736,8 +636,8 @@ done:
 static int check_scatter(size_t n, kit_dist dist, uint64_t seed, unsigned int shift,
                          int with_values, int with_pass)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs in = {NULL, NULL}, out = {NULL, NULL};
     unsigned int *offsets = NULL, *d_offsets = NULL;
     int ok = 0;
     char what[200];
@@ -745,40 +645,43 @@ static int check_scatter(size_t n, kit_dist dist, uint64_t seed, unsigned int sh
              with_pass ? "radix_pass" : "radix_scatter", n, kit_dist_name(dist),
              (unsigned long long)seed, shift / RADIX_BITS, shift, with_values ? "" : ", keys only");
     size_t entries = RADIX_DIGITS * radix_tile_count(n);
-    if (!pairs_alloc(&p, n) || !(offsets = malloc((entries ? entries : 1) * sizeof *offsets))) {
+    if (!kit_pairs_alloc_parts(&p, n, MODEL_PAIRS) ||
+        !(offsets = malloc((entries ? entries : 1) * sizeof *offsets))) {
         KIT_FAIL("test setup: out of host memory");
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
+    kit_generate_u32(p.in_keys, n, dist, seed);
     if (!prepare_pass_input(&p, shift)) {
         goto done;
     }
     /* The values say where each key was in this pass's input. */
     for (size_t i = 0; i < n; i++) {
-        p.values[i] = (unsigned int)i;
+        p.in_values[i] = (unsigned int)i;
     }
-    cpu_sort_by_digit(p.keys, p.values, n, shift, p.expect_keys, p.expect_values);
-    cpu_table(p.keys, n, shift, offsets);
+    cpu_sort_by_digit(p.in_keys, p.in_values, n, shift, p.expect_keys, p.expect_values);
+    cpu_table(p.in_keys, n, shift, offsets);
     cpu_exclusive_scan(offsets, offsets, entries);
-    if (!device_upload(&d, &p, with_values, 1)) {
+    if (!kit_device_pairs_upload(&in, &p, with_values) ||
+        !kit_device_pairs_blank(&out, &p, with_values)) {
         goto done;
     }
     if (!with_pass && !(d_offsets = kit_device_copy(offsets, entries))) {
         goto done;
     }
     cudaError_t err =
-        with_pass ? radix_pass(d.keys, d.values, d.out_keys, d.out_values, n, shift)
-                  : radix_scatter(d.keys, d.values, d.out_keys, d.out_values, n, shift, d_offsets);
+        with_pass ? radix_pass(in.keys, in.values, out.keys, out.values, n, shift)
+                  : radix_scatter(in.keys, in.values, out.keys, out.values, n, shift, d_offsets);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.out_keys, d.out_values, &p)) {
+    } else if (kit_device_pairs_download(what, &out, &p)) {
         ok = compare_exact(what, &p, with_values, shift);
     }
 done:
-    device_free(&d);
+    kit_device_pairs_free(&in);
+    kit_device_pairs_free(&out);
     cudaFree(d_offsets);
     free(offsets);
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -786,34 +689,31 @@ done:
  * varies, read back from the device counter. */
 static int check_counted(size_t n, kit_dist dist, uint64_t seed, unsigned int below)
 {
-    pairs p;
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
     unsigned int *d_passes = NULL, passes = 0xFFFFFFFFu;
     int ok = 0;
     char what[200];
     snprintf(what, sizeof what, "radix_sort_counted(n=%zu, dist=%s, seed=%llu%s)", n,
              kit_dist_name(dist), (unsigned long long)seed, below ? ", keys below 2^16" : "");
-    if (!pairs_alloc(&p, n)) {
+    if (!kit_pairs_alloc(&p, n)) {
         goto done;
     }
-    kit_generate_u32(p.keys, n, dist, seed);
+    kit_generate_u32(p.in_keys, n, dist, seed);
     for (size_t i = 0; below && i < n; i++) {
-        p.keys[i] %= below;
+        p.in_keys[i] %= below;
     }
-    unsigned expect_passes = cpu_passes_needed(p.keys, n);
-    if (!device_upload(&d, &p, 1, 0) || !(d_passes = kit_device_copy(&passes, 1))) {
+    unsigned expect_passes = cpu_passes_needed(p.in_keys, n);
+    if (!kit_device_pairs_upload(&d, &p, 1) || !(d_passes = kit_device_copy(&passes, 1))) {
         goto done;
     }
     cudaError_t err = radix_sort_counted(d.keys, d.values, n, d_passes);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.keys, d.values, &p) &&
-               kit_device_fetch(what, d_passes, &passes, 1)) {
-        kit_verdict v =
-            kit_verify_pairs_u32(p.keys, p.got_keys, p.got_values, n, KIT_VERIFY_STABLE);
-        if (v.status != KIT_VERIFY_OK) {
-            KIT_FAIL("%s: %s", what, v.message);
-        } else if (passes != expect_passes) {
+    } else if (kit_device_pairs_download(what, &d, &p) &&
+               kit_device_fetch(what, d_passes, &passes, 1) &&
+               kit_check_pairs_segment(what, "", &p, 1, 0, n, KIT_VERIFY_STABLE)) {
+        if (passes != expect_passes) {
             KIT_FAIL("%s ran %u passes (the count it wrote to d_passes), expected %u: a pass "
                      "must run when its digit differs between two keys, and be skipped when "
                      "every key has the same digit (of %u passes of %u bits)",
@@ -823,9 +723,9 @@ static int check_counted(size_t n, kit_dist dist, uint64_t seed, unsigned int be
         }
     }
 done:
-    device_free(&d);
+    kit_device_pairs_free(&d);
     cudaFree(d_passes);
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -1024,17 +924,17 @@ static unsigned int order_key(unsigned int bits, key_type type, int descending)
     return descending ? ~u : u;
 }
 
-/* Sorts p->keys (the bits of keys of `type`) on the GPU and checks order, keys (bit for bit),
+/* Sorts p->in_keys (the bits of keys of `type`) on the GPU and checks order, keys (bit for bit),
  * values and stability through order_key(). */
-static int check_typed_keys(pairs *p, const char *input, key_type type, int descending,
+static int check_typed_keys(kit_pairs *p, const char *input, key_type type, int descending,
                             int with_values)
 {
-    device_pairs d = {NULL, NULL, NULL, NULL};
+    kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[240];
     snprintf(what, sizeof what, "%s(n=%zu, %s, %s%s)", type_name(type, with_values), p->n, input,
              direction_name(descending), with_values ? "" : ", keys only");
-    if (!device_upload(&d, p, with_values, 0)) {
+    if (!kit_device_pairs_upload(&d, p, with_values)) {
         return 0;
     }
     cudaError_t err;
@@ -1049,21 +949,21 @@ static int check_typed_keys(pairs *p, const char *input, key_type type, int desc
     }
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
-    } else if (device_fetch(what, d.keys, d.values, p)) {
+    } else if (kit_device_pairs_download(what, &d, p)) {
         for (size_t i = 0; i < p->n; i++) {
-            p->expect_keys[i] = order_key(p->keys[i], type, descending);
-            p->got_keys[i] = order_key(p->got_keys[i], type, descending);
+            p->expect_keys[i] = order_key(p->in_keys[i], type, descending);
+            p->out_keys[i] = order_key(p->out_keys[i], type, descending);
         }
-        kit_verdict v = with_values ? kit_verify_pairs_u32(p->expect_keys, p->got_keys,
-                                                           p->got_values, p->n, KIT_VERIFY_STABLE)
-                                    : kit_verify_u32(p->expect_keys, p->got_keys, p->n, 0);
+        kit_verdict v = with_values ? kit_verify_pairs_u32(p->expect_keys, p->out_keys,
+                                                           p->out_values, p->n, KIT_VERIFY_STABLE)
+                                    : kit_verify_u32(p->expect_keys, p->out_keys, p->n, 0);
         ok = v.status == KIT_VERIFY_OK;
         if (!ok) {
             KIT_FAIL("%s: %s (keys compared as their order-preserving unsigned maps%s)", what,
                      v.message, descending ? ", turned around" : "");
         }
     }
-    device_free(&d);
+    kit_device_pairs_free(&d);
     return ok;
 }
 
@@ -1071,22 +971,22 @@ static int check_typed_keys(pairs *p, const char *input, key_type type, int desc
 static int check_typed(size_t n, kit_dist dist, uint64_t seed, key_type type, int descending,
                        int with_values)
 {
-    pairs p;
+    kit_pairs p;
     int ok = 0;
-    if (pairs_alloc(&p, n)) {
+    if (kit_pairs_alloc_parts(&p, n, MODEL_PAIRS)) {
         if (type == TYPE_I32) {
-            kit_generate_i32((int32_t *)p.keys, n, dist, seed);
+            kit_generate_i32((int32_t *)p.in_keys, n, dist, seed);
         } else if (type == TYPE_F32) {
-            kit_generate_f32((float *)p.keys, n, dist, seed);
+            kit_generate_f32((float *)p.in_keys, n, dist, seed);
         } else {
-            kit_generate_u32(p.keys, n, dist, seed);
+            kit_generate_u32(p.in_keys, n, dist, seed);
         }
         char input[96];
         snprintf(input, sizeof input, "dist=%s, seed=%llu", kit_dist_name(dist),
                  (unsigned long long)seed);
         ok = check_typed_keys(&p, input, type, descending, with_values);
     }
-    pairs_free(&p);
+    kit_pairs_free(&p);
     return ok;
 }
 
@@ -1158,16 +1058,16 @@ static void test_types_signed_extremes(void)
     for (size_t s = 0; s < 4; s++) {
         BOTH_DIRECTIONS(down)
         {
-            pairs p;
+            kit_pairs p;
             int ok = 0;
-            if (pairs_alloc(&p, sizes[s])) {
-                fill_from(p.keys, p.n, bits, 8, seed_for(43, sizes[s]));
+            if (kit_pairs_alloc_parts(&p, sizes[s], MODEL_PAIRS)) {
+                fill_from(p.in_keys, p.n, bits, 8, seed_for(43, sizes[s]));
                 char input[96];
                 snprintf(input, sizeof input, "INT_MIN, INT_MAX, -1, 0, 1, ... repeated, seed=%llu",
                          (unsigned long long)seed_for(43, sizes[s]));
                 ok = check_typed_keys(&p, input, TYPE_I32, down, 1);
             }
-            pairs_free(&p);
+            kit_pairs_free(&p);
             if (!ok) {
                 return;
             }
@@ -1198,13 +1098,13 @@ static void test_types_float_specials(void)
     for (size_t s = 0; s < 4; s++) {
         BOTH_DIRECTIONS(down)
         {
-            pairs p;
+            kit_pairs p;
             int ok = 0;
-            if (pairs_alloc(&p, sizes[s])) {
+            if (kit_pairs_alloc_parts(&p, sizes[s], MODEL_PAIRS)) {
                 if (sizes[s] == count) {
-                    memcpy(p.keys, bits, sizeof bits);
+                    memcpy(p.in_keys, bits, sizeof bits);
                 } else {
-                    fill_from(p.keys, p.n, bits, count, seed_for(45, sizes[s]));
+                    fill_from(p.in_keys, p.n, bits, count, seed_for(45, sizes[s]));
                 }
                 char input[128];
                 snprintf(input, sizeof input,
@@ -1212,7 +1112,7 @@ static void test_types_float_specials(void)
                          (unsigned long long)seed_for(45, sizes[s]));
                 ok = check_typed_keys(&p, input, TYPE_F32, down, 1);
             }
-            pairs_free(&p);
+            kit_pairs_free(&p);
             if (!ok) {
                 return;
             }

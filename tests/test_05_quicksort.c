@@ -22,7 +22,6 @@
 #include "runner.h"
 #include "verify.h"
 
-
 /* The inputs that break a naive quicksort: sorted, reversed, all-equal, few-unique, and the
  * organ pipe (ascending to the middle, then descending). */
 static const kit_dist hard_dists[] = {KIT_DIST_SORTED, KIT_DIST_REVERSED, KIT_DIST_ALL_EQUAL,
@@ -82,52 +81,101 @@ static int check_sizes_all_dists(kit_sort_u32_fn sort, const char *name, const s
     return 1;
 }
 
+/* A sort that takes the pending-launch limit: quicksort_simple() or quicksort_sort(). */
+typedef cudaError_t (*pending_sort_fn)(unsigned int *d_keys, size_t n, size_t pending_launches);
+
 /*
- * The pending-launch limit set far too low on purpose: the tree's launches fail, and the
- * sort must say so (cudaErrorLaunchPendingCountExceeded) rather than return cudaSuccess with
- * the keys half sorted. (If the GPU happens to start every child before the next launch, no
- * launch fails and the keys must simply be sorted.)
+ * The most launches a tree over n keys makes in all, by the lab's own rule (the handout's
+ * pending_launches_for(), TODO 5.4, before its clamp to at least 2048 and at most 2^20):
+ * segments that launch have more than `leaf` keys and are disjoint at one depth, so at most
+ * min(2^d, n / (leaf + 1)) of them launch at depth d = 0 .. QUICKSORT_MAX_DEPTH, each at most
+ * `per_segment` grids (5.1: 2 children; 5.4: 2 partitions and 1 fill). It bounds every launch
+ * of the tree, so also those pending at once: at a limit this high no launch can fail.
  */
-static void check_limit_too_low(cudaError_t (*sort)(unsigned int *, size_t, size_t),
-                                const char *name, size_t n, uint64_t seed)
+static size_t launches_needed(size_t n, size_t leaf, size_t per_segment)
+{
+    size_t widest = n / (leaf + 1), segments = 0;
+    for (int depth = 0; depth <= QUICKSORT_MAX_DEPTH; depth++) {
+        size_t doubling = (size_t)1 << depth;
+        segments += doubling < widest ? doubling : widest;
+    }
+    return segments * per_segment;
+}
+
+/*
+ * One sort of n uniform keys at the pending-launch limit `limit`, held to the rule of
+ * quicksort.h: an error is reported exactly when a launch inside the tree failed, and
+ * cudaSuccess comes only with sorted keys.
+ * - limit >= needed (launches_needed()): no launch can fail, so the answer must be cudaSuccess
+ *   with the keys sorted.
+ * - limit < needed: whether a launch fails depends on how many are pending at once, which the
+ *   GPU's timing decides, so either answer may be right, but it must be true: cudaSuccess with
+ *   the keys sorted, or cudaErrorLaunchPendingCountExceeded. With `failure_unsorts` the error
+ *   must also come with keys that are not sorted: true of 5.4, whose grids launch only for
+ *   segments of more than QUICKSORT_SMALL keys, none of which another grid sorts when its
+ *   launch fails (uniform keys are never sorted by chance), so sorted keys mean that no launch
+ *   failed. (5.1 launches for 2 keys, which may happen to be in order: it passes 0.)
+ * Any other error is wrong at every limit.
+ */
+static void check_pending_limit(pending_sort_fn sort, const char *name, size_t n, size_t limit,
+                                size_t needed, int failure_unsorts, uint64_t seed)
 {
     unsigned int *snapshot = malloc(n * sizeof *snapshot);
     unsigned int *result = malloc(n * sizeof *result);
+    unsigned int *d_keys = NULL;
+    char what[256];
+    snprintf(what, sizeof what, "%s(n=%zu, dist=uniform, seed=%llu, pending_launches=%zu)", name, n,
+             (unsigned long long)seed, limit);
     if (!snapshot || !result) {
         KIT_FAIL("test setup: out of host memory for n = %zu", n);
-        free(snapshot);
-        free(result);
-        return;
+        goto done;
     }
     kit_generate_u32(snapshot, n, KIT_DIST_UNIFORM, seed);
-    unsigned int *d_keys = kit_device_copy(snapshot, n);
-    if (d_keys) {
-        cudaError_t err = sort(d_keys, n, 1);
-        if (err == cudaErrorNotSupported) {
-            kit_fail_cuda(name, err, n, KIT_DIST_UNIFORM, seed);
-            cudaFree(d_keys);
-        } else if (err != cudaSuccess && err != cudaErrorLaunchPendingCountExceeded) {
-            KIT_FAIL("%s(n=%zu, dist=uniform, seed=%llu, pending_launches=1) returned %s (%s): "
-                     "a launch that fails inside the tree must be reported as "
-                     "cudaErrorLaunchPendingCountExceeded",
-                     name, n, (unsigned long long)seed, cudaGetErrorName(err),
-                     cudaGetErrorString(err));
-            cudaDeviceSynchronize();
-            cudaFree(d_keys);
-        } else if (err == cudaErrorLaunchPendingCountExceeded) {
-            cudaDeviceSynchronize();
-            cudaFree(d_keys); /* the right answer: the failure was reported */
-        } else if (kit_device_fetch_free(d_keys, result, n)) {
-            kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
-            if (v.status != KIT_VERIFY_OK) {
-                KIT_FAIL("%s(n=%zu, dist=uniform, seed=%llu, pending_launches=1) returned "
-                         "cudaSuccess but the keys are wrong: a child launch that fails (the "
-                         "pending-launch limit is 1) must be counted in device memory and "
-                         "reported as cudaErrorLaunchPendingCountExceeded: %s",
-                         name, n, (unsigned long long)seed, v.message);
-            }
-        }
+    if (!(d_keys = kit_device_copy(snapshot, n))) {
+        goto done;
     }
+    cudaError_t err = sort(d_keys, n, limit);
+    int reported = err == cudaErrorLaunchPendingCountExceeded;
+    if (err == cudaErrorNotSupported) {
+        kit_fail_call(what, err);
+        goto done;
+    }
+    if (err != cudaSuccess && !reported) {
+        KIT_FAIL("%s returned %s (%s): a launch that fails inside the tree must be reported as "
+                 "cudaErrorLaunchPendingCountExceeded, and no other error is expected here",
+                 what, cudaGetErrorName(err), cudaGetErrorString(err));
+        goto done;
+    }
+    if (reported && limit >= needed) {
+        KIT_FAIL("%s: expected cudaSuccess, got cudaErrorLaunchPendingCountExceeded: the limit is "
+                 "at least the %zu launches the whole tree may make (the handout's rule, "
+                 "pending_launches_for()), so no launch can fail; report the error only when a "
+                 "launch inside the tree really failed (cudaGetLastError() after it, counted in "
+                 "device memory)",
+                 what, needed);
+        goto done;
+    }
+    if (!kit_device_fetch(what, d_keys, result, n)) {
+        goto done;
+    }
+    kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
+    if (!reported && v.status != KIT_VERIFY_OK && limit >= needed) {
+        KIT_FAIL("%s: %s", what, v.message);
+    } else if (!reported && v.status != KIT_VERIFY_OK) {
+        KIT_FAIL("%s returned cudaSuccess but the keys are wrong: a child launch that fails (the "
+                 "limit is below the %zu launches the tree may make) must be counted in device "
+                 "memory and reported as cudaErrorLaunchPendingCountExceeded: %s",
+                 what, needed, v.message);
+    } else if (reported && v.status == KIT_VERIFY_OK && failure_unsorts) {
+        KIT_FAIL("%s returned cudaErrorLaunchPendingCountExceeded, yet the keys came back sorted: "
+                 "a failed launch leaves a segment of more than %u keys unsorted, so none failed "
+                 "and the error is false (expected cudaSuccess): report it when the tree's "
+                 "failure counter is not 0, never from the limit alone",
+                 what, QUICKSORT_SMALL);
+    }
+done:
+    cudaDeviceSynchronize(); /* a failed sort's grids may still run */
+    cudaFree(d_keys);
     free(snapshot);
     free(result);
 }
@@ -162,7 +210,9 @@ static void test_simple_large(void)
 
 static void test_simple_limit_too_low(void)
 {
-    check_limit_too_low(quicksort_simple, SIMPLE, (size_t)1 << 16, 514);
+    const size_t n = (size_t)1 << 16;
+    check_pending_limit(quicksort_simple, SIMPLE, n, 1,
+                        launches_needed(n, QUICKSORT_SIMPLE_CUTOFF, 2), 0, 514);
 }
 
 /* ---- 5.2 the partition -------------------------------------------------------------------- */
@@ -643,9 +693,56 @@ static void test_sort_large_2_24_host_loop(void)
     check_dists(quicksort_sort_host_loop, LOOP, (size_t)1 << 24, dists, 4, 545);
 }
 
+/*
+ * The pending-launch rule of 5.4 at five limits, on 2^20 uniform keys. The tree may make
+ * launches_needed(2^20, QUICKSORT_SMALL, 3) = 19929 launches: 511 segments of more than 2048
+ * keys fit in 2^20, so the depths 0..8 hold 1 + 2 + ... + 256 = 511 launching segments and the
+ * depths 9..20 511 each, 6643 in all, 3 launches apiece. (19929 lies between the clamps of
+ * pending_launches_for(), so it is also the limit quicksort_sort(..., 0) sets.) The limits:
+ * 1 (one pending launch at a time), 64 (far below the hundreds of partitions the tree's
+ * widest depths launch at about the same time: launches are likely to fail), 19928 (just
+ * below the bound: a tree over 2^20 uniform keys makes only about a thousand launches, so
+ * none should fail, and an error is honest only if keys really were left unsorted), 19929
+ * (the bound: must succeed) and 2^19 (26 times it, what 5.1's tests set: must succeed).
+ * Below the bound both answers are accepted when true; see check_pending_limit(). The last
+ * four sort the same keys (seed 547), so the limit is all that changes.
+ */
+#define PENDING_TEST_N ((size_t)1 << 20)
+#define PENDING_TEST_SEED 547
+
+static size_t cdp_launches_needed(void)
+{
+    return launches_needed(PENDING_TEST_N, QUICKSORT_SMALL, 3);
+}
+
+static void check_cdp_pending_limit(size_t limit, uint64_t seed)
+{
+    check_pending_limit(quicksort_sort, CDP, PENDING_TEST_N, limit, cdp_launches_needed(), 1, seed);
+}
+
 static void test_sort_limit_too_low(void)
 {
-    check_limit_too_low(quicksort_sort, CDP, (size_t)1 << 20, 546);
+    check_cdp_pending_limit(1, 546);
+}
+
+static void test_sort_limit_well_below(void)
+{
+    check_cdp_pending_limit(64, PENDING_TEST_SEED);
+}
+
+static void test_sort_limit_just_below(void)
+{
+    check_cdp_pending_limit(cdp_launches_needed() - 1, PENDING_TEST_SEED);
+}
+
+static void test_sort_limit_at_need(void)
+{
+    check_cdp_pending_limit(cdp_launches_needed(), PENDING_TEST_SEED);
+}
+
+static void test_sort_limit_far_above(void)
+{
+    check_cdp_pending_limit((size_t)1 << 19, PENDING_TEST_SEED);
 }
 
 void kit_register_suites(void)
@@ -677,6 +774,10 @@ void kit_register_suites(void)
     kit_add_test(s, "small_sizes", test_sort_small_sizes);
     kit_add_test(s, "medium_sizes", test_sort_medium_sizes);
     kit_add_test(s, "pending_limit_too_low", test_sort_limit_too_low);
+    kit_add_test(s, "pending_limit_well_below_need", test_sort_limit_well_below);
+    kit_add_test(s, "pending_limit_just_below_need", test_sort_limit_just_below);
+    kit_add_test(s, "pending_limit_at_need", test_sort_limit_at_need);
+    kit_add_test(s, "pending_limit_far_above_need", test_sort_limit_far_above);
     kit_add_test(s, "large_2_22_hard_inputs", test_sort_large_hard_inputs);
     kit_add_test(s, "large_2_24_cdp", test_sort_large_2_24_cdp);
     kit_add_test(s, "large_2_24_host_loop", test_sort_large_2_24_host_loop);
