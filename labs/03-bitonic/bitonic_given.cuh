@@ -10,12 +10,10 @@
 #include <stddef.h>
 
 #include "bitonic.h"
+#include "kit_device.cuh" /* THREADS_PER_BLOCK and blocks_for(): the global step, the padding */
 
 /** Threads of a tile block: each owns 4 keys of the tile, so 2 comparators of every step. */
 #define TILE_THREADS (BITONIC_TILE / 4)
-
-/** Threads per block of the global merge step and of the padding kernels. */
-#define THREADS_PER_BLOCK 256
 
 /* ------------------------------------------------------------------------------------------
  * A tile in shared memory (given: read it, use it)
@@ -66,12 +64,6 @@ __device__ void store_tile(unsigned int *keys, unsigned int *values, size_t base
             values[base + i] = tile_values[tile_slot(i)];
         }
     }
-}
-
-/** Blocks of THREADS_PER_BLOCK threads for one thread per item. */
-static inline unsigned blocks_for(size_t items)
-{
-    return (unsigned)((items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
 }
 
 /** The number of keys of tile @p tile of an array of @p n keys (the last may be partial). */
