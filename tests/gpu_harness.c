@@ -326,3 +326,15 @@ int kit_check_pairs_attached(const char *what, const kit_pairs *p)
     free(seen);
     return ok;
 }
+
+kit_dist kit_large_dist(unsigned set, unsigned k)
+{
+    static const kit_dist sets[4][KIT_LARGE_DIST_COUNT] = {
+        {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_REVERSED},
+        {KIT_DIST_UNIFORM, KIT_DIST_EXTREMES, KIT_DIST_ALL_EQUAL},
+        {KIT_DIST_UNIFORM, KIT_DIST_SORTED, KIT_DIST_ZERO_ONE},
+        {KIT_DIST_UNIFORM, KIT_DIST_NEARLY_SORTED, KIT_DIST_ORGAN_PIPE},
+    };
+    return sets[set % 4][k % KIT_LARGE_DIST_COUNT];
+}
+

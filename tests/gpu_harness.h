@@ -19,6 +19,19 @@
 /** Loops `kit_dist d` over every input distribution of datagen.h. */
 #define FOR_EACH_DIST(d) for (kit_dist d = (kit_dist)0; d < KIT_DIST_COUNT; d = (kit_dist)(d + 1))
 
+/** How many distributions a test at the largest sizes uses: see kit_large_dist(). */
+#define KIT_LARGE_DIST_COUNT 3
+
+/**
+ * Distribution @p k (0 to ::KIT_LARGE_DIST_COUNT - 1) of set @p set (0 to 3) for a test at
+ * the largest sizes (2^22, 2^24 keys): uniform and two others, the four sets together
+ * reaching every distribution. A large input strains sizes, grids and counters, which every
+ * distribution strains alike, and every distribution is tested at every smaller size: nine
+ * of them at 2^24 made a lab's large tests a third of its grading time for nothing three do
+ * not catch. A lab's large tests take different sets.
+ */
+kit_dist kit_large_dist(unsigned set, unsigned k);
+
 /** Loops `int d` over both directions: 0 ascending, 1 descending. */
 #define BOTH_DIRECTIONS(d) for (int d = 0; d < 2; d++)
 
