@@ -485,8 +485,8 @@ class SubmissionGrader:
         limit = self.ctx.test_limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
         command = build.executor_command(self.isolation, executor, limit)
-        run, process = run_test(binary, test, time_limit=limit, env=self.env, cwd=work,
-                                output_limit=opts.output_limit, executor=command)
+        run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
+                                cwd=work, output_limit=opts.output_limit, executor=command)
         if not run.passed and build.sandbox_words(process.output):
             # The launcher or bubblewrap spoke: was it the sandbox that could not start?
             sandbox.check_starts(self.isolation)
@@ -497,7 +497,9 @@ class SubmissionGrader:
                        f"{process.elapsed:.2f} s, CPU time of the process running your code "
                        f"{_cpu_text(run.details.get('cpu_ms'))}\n"
                        + (f"the test's buffers lived in the process running your code "
-                          f"({run.details['plane']}), so that CPU time includes moving them\n"
+                          f"({run.details['plane']}), so that CPU time includes moving them"
+                          + ("" if lab.rubric.cpu.applies(test.id)
+                             else " (it is not judged in this test)") + "\n"
                           if run.details.get("plane") else "")
                        + f"{run.message}\n---\n"
                        f"{process.output}")
@@ -512,6 +514,19 @@ class SubmissionGrader:
         if run.status == PASSED:
             self._check_cpu(lab, test, run)
         return run
+
+    def _test_env(self, lab, test):
+        """The environment of a test's processes. Where the rubric judges CPU time, the verdict
+        process holds the test's buffers (tests/shared_memory.h), so that the executor's CPU
+        time is the student's work alone; elsewhere they live in the executor
+        (KIT_DATA_PLANE=executor), as under compute-sanitizer. There the CPU time is not
+        judged, so the shared buffers would prove nothing, and they cost a second CUDA context
+        per test, whose creation the driver serializes across processes, and a switch between
+        contexts at every copy: with eight tests at once, that made many-call tests ten times
+        slower than in-process."""
+        if lab.rubric.cpu.applies(test.id):
+            return self.env
+        return dict(self.env, KIT_DATA_PLANE="executor")
 
     def _check_cpu(self, lab, test, run):
         """Marks a passed test whose process used more CPU time than the reference allows

@@ -872,6 +872,24 @@ class RubricFiles(unittest.TestCase):
                 rubric.load_rubric(self.write({"cpu": bad}), "91-hostsum", "hostsum")
             self.assertIn(words, str(caught.exception))
 
+    def test_shared_buffers_only_where_cpu_time_is_judged(self):
+        # The verdict's shared buffers cost a CUDA context per test and a context switch per
+        # copy; they are what makes the executor's CPU time the student's work, so they must
+        # hold exactly in the tests whose CPU time the rubric judges.
+        from kitgrader.grader import SubmissionGrader
+        loaded = rubric.load_rubric(self.write({
+            "suites": {"1.1": {"points": 3}}, "cpu": {"tests": ["1.1/large_*"]}}),
+            "91-hostsum", "hostsum")
+        lab = type("Lab", (), {"rubric": loaded})()
+        test = lambda test_id: type("Test", (), {"id": test_id})()
+        grader = type("Grader", (), {"env": {"PATH": "/bin"}})()
+        judged = SubmissionGrader._test_env(grader, lab, test("1.1/large_2_24"))
+        self.assertNotIn("KIT_DATA_PLANE", judged)
+        unjudged = SubmissionGrader._test_env(grader, lab, test("1.1/small_sizes"))
+        self.assertEqual(unjudged.get("KIT_DATA_PLANE"), "executor")
+        self.assertEqual(unjudged["PATH"], "/bin")
+        self.assertNotIn("KIT_DATA_PLANE", grader.env)
+
     def test_default_rubric(self):
         default = rubric.lab_rubric(STATE["tmp"] / "no-rubrics", "07-new", "new")
         self.assertTrue(default.is_default)
