@@ -680,10 +680,15 @@ static void test_sort_large_hard_inputs(void)
     }
 }
 
+/* 2^24 keys in three distributions (kit_large_dist(): uniform, nearly-sorted, organ-pipe; the
+ * other hard inputs are tested at 2^22 above, every distribution at every smaller size). */
 static void test_sort_large_2_24_cdp(void)
 {
-    const size_t sizes[] = {(size_t)1 << 24};
-    check_sizes_all_dists(sort_cdp, CDP, sizes, 1, 544);
+    kit_dist dists[KIT_LARGE_DIST_COUNT];
+    for (unsigned k = 0; k < KIT_LARGE_DIST_COUNT; k++) {
+        dists[k] = kit_large_dist(3, k);
+    }
+    check_dists(sort_cdp, CDP, (size_t)1 << 24, dists, KIT_LARGE_DIST_COUNT, 544);
 }
 
 static void test_sort_large_2_24_host_loop(void)
