@@ -74,12 +74,13 @@ TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox
 
 help:
 	@echo "GPU Sorting Lab Kit. Targets:"
-	@echo "  make              build everything: common/, both variants of each lab, tests, tools"
+	@echo "  make              build everything: common/, $(if $(HAVE_SOLUTIONS),both variants of each lab (student and reference),each lab (your version)), tests, tools"
+	@echo "                    (faster: make LAB=04 CUDA_ARCH=native builds one lab for this machine's GPU)"
 	@echo "  make grade        grade labs/ in place (needs an NVIDIA GPU; without one it still checks that"
 	@echo "                    each file compiles and calls only what its lab allows, then exits 3)"
 	@echo "  make check        the kit's own tests: host suites, skeletons, docs, GPU suites if a GPU"
 	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
-	@echo "  make skeletons    rewrite labs/NN/name.cu from solutions/NN/name.cu"
+	@$(if $(HAVE_SOLUTIONS),echo "  make skeletons    instructors: rewrite labs/NN/name.cu from solutions/NN/name.cu")
 	@echo "  make gpu-check    on a GPU host: every GPU suite, sanitizers, grading and benchmarks"
 	@echo "  make handout      instructors: the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
 	@echo "  make gradescope   instructors: Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"

@@ -308,8 +308,8 @@ class SubmissionGrader:
                 # only what its lab allows, and links; the tests wait for a GPU.
                 for state in states:
                     if state.executor:
-                        state.result.not_run("not run: no GPU here (the file compiled, its "
-                                             "includes and calls are allowed, it linked)")
+                        state.result.not_run("not run: no GPU (file compiled, includes and "
+                                             "calls allowed, linked)")
                         if state.result.speed:
                             state.result.speed.message = "not measured: no GPU here"
                 raise no_gpu

@@ -402,7 +402,7 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
         # The report says why nothing was scored, after the checks that need no GPU.
         self.assertIn("NOT GRADED: grading needs an NVIDIA GPU", proc.stdout)
-        self.assertIn("not run: no GPU here (the file compiled", proc.stdout)
+        self.assertIn("not run: no GPU (file compiled, includes and calls allowed, linked)", proc.stdout)
         self.assertFalse((out / "results.json").exists())
 
 
@@ -623,7 +623,7 @@ class GradeWithAFakeGpu(unittest.TestCase):
             self.assertIsNone(results, "not graded: no results.json, nothing like a grade")
             self.assertIn("NOT GRADED", (out / "grade.log").read_text())
             if status == "graded":
-                self.assertIn("not run: no GPU here (the file compiled", proc.stdout)
+                self.assertIn("not run: no GPU (file compiled, includes and calls allowed, linked)", proc.stdout)
             else:
                 self.assertIn("FORBIDDEN", proc.stdout)
 

@@ -524,10 +524,12 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
- * vary (this function first sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls,
- * then runs ::key_bits_kernel and copies the two words to the host: the only device-to-host
- * copy of a sort), then every pass whose digit varies, ping-pong between the caller's buffers
- * and @p w; the result ends in the caller's buffers. @p passes gets the passes that ran.
+ * vary (your code sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls, runs
+ * ::key_bits_kernel on min(blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
+ * to the host: the only device-to-host copy of a sort), then every pass whose digit varies,
+ * ping-pong between the caller's buffers and @p w; the result ends in the caller's buffers.
+ * @p passes points to a host variable (never NULL): store there the number of passes that
+ * ran.
  */
 cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t n,
                            const work_buffers *w, unsigned int *passes)
