@@ -39,9 +39,10 @@ def solution_lines():
     """Every line of a solution block, stripped, that says something about the solution: not
     a brace or a lone keyword, not a line the solution has outside its blocks too (what the
     skeleton keeps), and not an idiom of the kit's public code (common/, tests/, tools/, the
-    labs' headers and drivers, the other labs' skeletons and given headers), such as
-    `__syncthreads();` or a test's CPU reference of one phase. A skeleton or a handout that
-    quotes a solution, or a solution file that travels, is caught."""
+    labs' headers and drivers, the other labs' skeletons and given headers, and the lab's own
+    given header unless it holds a whole block), such as `__syncthreads();` or a test's CPU
+    reference of one phase. A skeleton, a given header or a handout that quotes a solution, or
+    a solution file that travels, is caught."""
     public = set()
     for folder in ("common", "tests", "tools"):
         for path in (ROOT / folder).rglob("*"):
@@ -55,16 +56,22 @@ def solution_lines():
         if not solution.is_file():
             continue
         text = solution.read_text()
-        others = set()
+        others, given = set(), set()
         for skeleton in [*(ROOT / "labs").glob("*/*.cu"), *(ROOT / "labs").glob("*/*.cuh")]:
             if skeleton.parent.name != solution.parent.name:
                 others |= _lines(skeleton)
+            elif skeleton.suffix == ".cuh":
+                given |= _lines(skeleton)
         outside = {line.strip() for line in BLOCK.sub("", text).splitlines()}
         for block in BLOCK.findall(text):
-            for line in block.splitlines():
-                line = line.strip()
-                if len(re.sub(r"\W", "", line)) >= 6 and \
-                        line not in public | others | outside:
+            telling = [line.strip() for line in block.splitlines()
+                       if len(re.sub(r"\W", "", line)) >= 6 and
+                       line.strip() not in public | others | outside]
+            # The lab's own given header is public code: a line it shares with a block (a
+            # loop over ITEMS, say) is an idiom, unless it holds the whole block.
+            copied = len(telling) >= 3 and all(line in given for line in telling)
+            for line in telling:
+                if copied or line not in given:
                     lines[line] = f"{solution.relative_to(ROOT)}"
     return lines
 
