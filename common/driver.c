@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "bench_csv.h"
 #include "cuda_check.h"
 #include "datagen.h"
 #include "exit_codes.h"
@@ -21,6 +22,7 @@ typedef struct {
     uint64_t seed;
     int reps;
     int check, trace, bench;
+    const char *csv; /* --csv FILE: --bench also appends its rows there */
     const kit_driver_algo *algo;
 } options;
 
@@ -58,7 +60,7 @@ static void usage(const kit_lab_driver *lab, FILE *out)
     fprintf(out, "%s: %s\n", lab->name, lab->title);
     fprintf(out,
             "usage: %s [-n N] [--dist NAME] [--seed S] [--reps R] [--algo NAME] [--check]\n"
-            "       [--trace] [--bench] [--help]\n"
+            "       [--trace] [--bench [--csv FILE]] [--help]\n"
             "  -n N         number of keys, decimal or 2^K (default %zu)\n"
             "  --dist NAME  input:",
             lab->name, lab->default_n);
@@ -80,6 +82,8 @@ static void usage(const kit_lab_driver *lab, FILE *out)
             "  --check      verify the result against a snapshot of the input\n"
             "  --trace      print the array after every step (n <= %zu)\n"
             "  --bench      keys/s at several n beside CUB's radix sort and std::sort\n"
+            "  --csv FILE   with --bench: also append one row per n to FILE (a header first\n"
+            "               when FILE is empty); columns: common/bench_csv.h\n"
             "exit codes: 0 ok, 1 wrong result, 2 bad arguments, 3 no GPU, 4 CUDA error\n",
             lab->algos[0].name, lab->trace_max_n);
 }
@@ -128,7 +132,7 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = strcmp(arg, "-n") == 0 || strcmp(arg, "--dist") == 0 ||
                           strcmp(arg, "--seed") == 0 || strcmp(arg, "--reps") == 0 ||
-                          strcmp(arg, "--algo") == 0;
+                          strcmp(arg, "--algo") == 0 || strcmp(arg, "--csv") == 0;
         if (takes_value && !value) {
             return bad_usage(lab, "missing value after", arg);
         }
@@ -165,6 +169,8 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
             if (!opt->algo) {
                 return bad_usage(lab, "unknown --algo", value);
             }
+        } else if (strcmp(arg, "--csv") == 0) {
+            opt->csv = value;
         } else if (strcmp(arg, "--check") == 0) {
             opt->check = 1;
             continue;
@@ -178,6 +184,10 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
             return bad_usage(lab, "unknown option", arg);
         }
         i++; /* the option's value */
+    }
+    if (opt->csv && !opt->bench) {
+        return bad_usage(lab, "--csv writes the rows of --bench; without --bench it has none:",
+                         opt->csv);
     }
     if (!opt->bench && opt->algo->max_n && opt->n > opt->algo->max_n) {
         fprintf(stderr, "%s: --algo %s sorts at most %zu keys; -n %zu is too large\n", lab->name,
@@ -249,8 +259,43 @@ static cudaError_t time_lab_sort(const kit_driver_algo *algo, const unsigned int
     return err;
 }
 
+/* Opens --csv's FILE to append to, with the header first when it is empty; NULL and a message
+ * when it cannot be written. */
+static FILE *open_csv(const kit_lab_driver *lab, const char *path)
+{
+    FILE *csv = fopen(path, "a");
+    if (!csv) {
+        fprintf(stderr, "%s: --csv %s: %s\n", lab->name, path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(csv, 0, SEEK_END) != 0 || (ftell(csv) == 0 && kit_bench_csv_header(csv) != 0)) {
+        fprintf(stderr, "%s: --csv %s: cannot write the header\n", lab->name, path);
+        fclose(csv);
+        return NULL;
+    }
+    return csv;
+}
+
 static int run_bench(const kit_lab_driver *lab, const options *opt)
 {
+    FILE *csv = NULL;
+    kit_bench_row row = {0};
+    if (opt->csv) {
+        if (!(csv = open_csv(lab, opt->csv))) {
+            return KIT_EXIT_USAGE;
+        }
+        static struct cudaDeviceProp prop;
+        int device = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        CUDA_CHECK(cudaDriverGetVersion(&row.driver));
+        const char *commit = getenv("KIT_COMMIT");
+        row.device = prop.name;
+        row.commit = commit && *commit ? commit : "unknown";
+        row.lab = lab->name;
+        row.tier = opt->algo->name;
+        row.distribution = kit_dist_name(KIT_DIST_UNIFORM);
+    }
     double copy_gbps = 0;
     if (opt->algo->bench_bytes) {
         CUDA_CHECK(kit_baseline_copy_gbps((size_t)1 << 28, opt->reps, &copy_gbps));
@@ -298,12 +343,25 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
         printf("%10zu %10.3f %10.1f %10.1f %10.1f %10.1f %7.2fx %7.2fx", n, lab_ms,
                n / (lab_ms * 1e3), n / (radix_ms * 1e3), n / (merge_ms * 1e3),
                n / (cpu_ms * 1e3), lab_ms / radix_ms, lab_ms / cpu_ms);
+        row.floor_ms = -1;
         if (opt->algo->bench_bytes) {
-            double floor_ms = opt->algo->bench_bytes(n) / (copy_gbps * 1e6);
-            printf(" %10.3f %7.0f%%", floor_ms, 100.0 * floor_ms / lab_ms);
+            row.floor_ms = opt->algo->bench_bytes(n) / (copy_gbps * 1e6);
+            printf(" %10.3f %7.0f%%", row.floor_ms, 100.0 * row.floor_ms / lab_ms);
         }
         printf("\n");
         fflush(stdout);
+        if (csv) {
+            row.n = n;
+            row.ms = lab_ms;
+            row.cub_radix_ms = radix_ms;
+            row.cub_merge_ms = merge_ms;
+            row.std_sort_ms = cpu_ms;
+            if (kit_bench_csv_row(csv, &row) != 0 || fflush(csv) != 0) {
+                fprintf(stderr, "%s: --csv %s: a row could not be written\n", lab->name, opt->csv);
+                fclose(csv);
+                return KIT_EXIT_USAGE;
+            }
+        }
         CUDA_CHECK(cudaFree(d_input));
         free(keys);
     }
@@ -314,6 +372,10 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
                " bandwidth, floor%%: that floor over the lab's time");
     }
     printf(")\n");
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "%s: --csv %s: closing it failed\n", lab->name, opt->csv);
+        return KIT_EXIT_USAGE;
+    }
     return KIT_EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_csv.h"
 #include "cpu_sort.h"
 #include "cuda_check.h"
 #include "datagen.h"
@@ -454,6 +455,52 @@ static void test_median_and_clock(void)
     CU_ASSERT(b >= a);
 }
 
+/* ---- the benchmark's CSV rows ------------------------------------------------------------ */
+
+/* Writes the header and @p row to a temporary file and reads it all back into @p text. */
+static void csv_text(const kit_bench_row *row, char *text, size_t size)
+{
+    FILE *f = tmpfile();
+    text[0] = '\0';
+    if (!f) {
+        KIT_FAIL("tmpfile() failed");
+        return;
+    }
+    if (kit_bench_csv_header(f) != 0 || kit_bench_csv_row(f, row) != 0) {
+        KIT_FAIL("kit_bench_csv_header/row reported a failed write to a temporary file");
+    }
+    rewind(f);
+    size_t got = fread(text, 1, size - 1, f);
+    text[got] = '\0';
+    fclose(f);
+}
+
+static void test_bench_csv_rows(void)
+{
+    const char *header = "device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,"
+                         "cub_merge_ms,std_sort_ms,floor_ms\n";
+    kit_bench_row row = {"NVIDIA H100 80GB HBM3", "abc1234", "04-radix", "keys", "uniform",
+                         13000, (size_t)1 << 24, 1.5, 0.5, 0.9, 1200, 0.25};
+    char text[1024];
+    csv_text(&row, text, sizeof text);
+    const char *expected = "NVIDIA H100 80GB HBM3,13000,abc1234,04-radix,keys,16777216,uniform,"
+                           "1.5000,11.1848,0.5000,0.9000,1200.0000,0.2500\n";
+    if (strncmp(text, header, strlen(header)) != 0 || strcmp(text + strlen(header), expected)) {
+        KIT_FAIL("a plain row: got\n%s\nexpected the header, then\n%s", text, expected);
+        return;
+    }
+    /* A device name with a comma and a quote is quoted, its quote doubled, a line break made a
+     * space; no floor leaves the last field empty. */
+    kit_bench_row odd = {"GPU \"X\", rev\n2", "unknown", "02-mergesort", "pairs", "uniform",
+                         12080, 1000, 2.0, 1.0, 1.0, 3.0, -1};
+    csv_text(&odd, text, sizeof text);
+    expected = "\"GPU \"\"X\"\", rev 2\",12080,unknown,02-mergesort,pairs,1000,uniform,2.0000,"
+               "0.0005,1.0000,1.0000,3.0000,\n";
+    if (strcmp(text + strlen(header), expected) != 0) {
+        KIT_FAIL("a row to quote: got\n%s\nexpected\n%s", text + strlen(header), expected);
+    }
+}
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("datagen", 0);
@@ -473,6 +520,8 @@ void kit_register_suites(void)
     s = kit_add_suite("verify", 0);
     kit_add_test(s, "planted_errors", test_verifier_catches_planted_errors);
     kit_add_test(s, "stability_and_direction", test_verifier_catches_instability_and_direction);
+    s = kit_add_suite("bench_csv", 0);
+    kit_add_test(s, "rows", test_bench_csv_rows);
     s = kit_add_suite("timer", 0);
     kit_add_test(s, "median_and_clock", test_median_and_clock);
     s = kit_add_suite("keyflip_device", 1);

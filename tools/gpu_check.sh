@@ -105,11 +105,13 @@ want fixtures && run_step "grader GPU fixtures (hang, illegal address, memcheck,
     "$out/grade.log" env GPU_FIXTURES_OUT="$out/gpu-fixtures" \
     bash grading/tests/run_gpu_fixtures.sh "$build"
 
+# The benchmark's rows also go to bench.csv (common/bench_csv.h), labelled with the commit.
 want bench && for lab in "$@"; do
     name=${lab#*-}
     for algo in $(algos "$build/solution/bin/$name"); do
         run_step "bench $name --algo $algo" "$out/bench.log" \
-            "$build/solution/bin/$name" --bench --algo "$algo" --reps 5
+            env KIT_COMMIT="${KIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
+            "$build/solution/bin/$name" --bench --algo "$algo" --reps 5 --csv "$out/bench.csv"
     done
 done
 echo

@@ -1,0 +1,44 @@
+#include "bench_csv.h"
+
+#include <string.h>
+
+int kit_bench_csv_header(FILE *out)
+{
+    return fputs("device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,"
+                 "cub_merge_ms,std_sort_ms,floor_ms\n",
+                 out) < 0
+               ? -1
+               : 0;
+}
+
+/* One text field: quoted only when it must be (RFC 4180), a line break made a space. */
+static int put_text(FILE *out, const char *text)
+{
+    text = text ? text : "";
+    int quote = strpbrk(text, ",\"\r\n") != NULL;
+    int failed = quote && fputc('"', out) == EOF;
+    for (const char *c = text; *c && !failed; c++) {
+        char ch = *c == '\r' || *c == '\n' ? ' ' : *c;
+        failed = (ch == '"' && fputc('"', out) == EOF) || fputc(ch, out) == EOF;
+    }
+    failed = failed || (quote && fputc('"', out) == EOF);
+    return failed || fputc(',', out) == EOF ? -1 : 0;
+}
+
+int kit_bench_csv_row(FILE *out, const kit_bench_row *row)
+{
+    if (put_text(out, row->device) || fprintf(out, "%d,", row->driver) < 0 ||
+        put_text(out, row->commit) || put_text(out, row->lab) || put_text(out, row->tier) ||
+        fprintf(out, "%zu,", row->n) < 0 || put_text(out, row->distribution)) {
+        return -1;
+    }
+    double gkeys = row->ms > 0 ? row->n / (row->ms * 1e6) : 0;
+    if (fprintf(out, "%.4f,%.4f,%.4f,%.4f,%.4f,", row->ms, gkeys, row->cub_radix_ms,
+                row->cub_merge_ms, row->std_sort_ms) < 0) {
+        return -1;
+    }
+    if (row->floor_ms >= 0 && fprintf(out, "%.4f", row->floor_ms) < 0) {
+        return -1;
+    }
+    return fputc('\n', out) == EOF ? -1 : 0;
+}
