@@ -69,7 +69,7 @@ TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox
 
 .PHONY: all help deps check check-host check-skeletons check-gpu check-grader check-slurm \
         skeletons grade \
-        docs clean gpu-check handout gradescope check-handout check-gradescope FORCE
+        docs clean gpu-check bench-report handout gradescope check-handout check-gradescope FORCE
 .DEFAULT_GOAL := all
 
 help:
@@ -82,6 +82,7 @@ help:
 	@echo "  make docs         the Doxygen site in $(BUILD)/docs/html/index.html"
 	@$(if $(HAVE_SOLUTIONS),echo "  make skeletons    instructors: rewrite labs/NN/name.cu from solutions/NN/name.cu")
 	@echo "  make gpu-check    on a GPU host: every GPU suite, sanitizers, grading and benchmarks"
+	@echo "  make bench-report charts and a table from bench rows (BENCH_CSV=FILE...; default gpu-check's)"
 	@echo "  make handout      instructors: the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
 	@echo "  make gradescope   instructors: Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"
 	@echo "  make deps         install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
@@ -271,6 +272,7 @@ check-host: all
 	@$(BUILD)/test_common; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 3 ]
 	@bash tools/check_build_rules.sh
 	@python3 tools/lab_tables.py --check
+	@python3 tools/test_bench_report.py
 
 check-gpu: all
 	@bash tests/check_gpu.sh $(BUILD) $(LABS)
@@ -310,6 +312,12 @@ check-grader: all
 
 gpu-check: all
 	@bash tools/gpu_check.sh $(BUILD) $(LABS)
+
+# Charts and a table from benchmark rows (a driver's --bench --csv FILE; gpu-check writes them
+# to $(BUILD)/gpu-check/bench.csv): BENCH_CSV names other files. Needs gnuplot, no GPU.
+BENCH_CSV ?= $(BUILD)/gpu-check/bench.csv
+bench-report:
+	@python3 tools/bench_report.py $(BUILD)/bench-report $(BENCH_CSV)
 
 # ---- what a course hands out (instructors' kit only: they need solutions/) ------------------
 handout: docs

@@ -2,7 +2,8 @@
 # make deps: makes sure the tools the kit builds with are here, installing what is missing
 # with apt when run as root, or printing the one command to run otherwise.
 # Needed: nvcc (the CUDA Toolkit, never installed here), CUnit (static library and headers),
-# Doxygen, Graphviz (dot), MathJax (for formulas in the docs, read offline) and Python 3
+# Doxygen, Graphviz (dot), MathJax (for formulas in the docs, read offline), gnuplot (the
+# benchmark's charts, make bench-report) and Python 3
 # (the grader; standard library only), and bubblewrap (bwrap): the grader compiles and runs
 # each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
 # students); without it the grader falls back to weaker isolation and says so in the results.
@@ -28,6 +29,7 @@ command -v bwrap >/dev/null || missing+=(bubblewrap); }
 if [ "$what" = all ]; then
     command -v doxygen >/dev/null || missing+=(doxygen)
     command -v dot >/dev/null || missing+=(graphviz)
+    command -v gnuplot >/dev/null || missing+=(gnuplot-nox) # make bench-report's charts
     [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
 fi
 
