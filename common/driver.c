@@ -81,7 +81,7 @@ static void usage(const kit_lab_driver *lab, FILE *out)
             " (default %s)\n"
             "  --check      verify the result against a snapshot of the input\n"
             "  --trace      print the array after every step (n <= %zu)\n"
-            "  --bench      keys/s at several n beside CUB's radix sort and std::sort\n"
+            "  --bench      keys/s at several n beside CUB's radix and merge sorts and std::sort\n"
             "  --csv FILE   with --bench: also append one row per n to FILE (a header first\n"
             "               when FILE is empty); columns: common/bench_csv.h\n"
             "exit codes: 0 ok, 1 wrong result, 2 bad arguments, 3 no GPU, 4 CUDA error\n",
