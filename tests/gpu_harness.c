@@ -337,4 +337,3 @@ kit_dist kit_large_dist(unsigned set, unsigned k)
     };
     return sets[set % 4][k % KIT_LARGE_DIST_COUNT];
 }
-

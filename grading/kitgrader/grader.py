@@ -490,18 +490,19 @@ class SubmissionGrader:
         if not run.passed and build.sandbox_words(process.output):
             # The launcher or bubblewrap spoke: was it the sandbox that could not start?
             sandbox.check_starts(self.isolation)
+        plane = ""
+        if run.details.get("plane"):
+            judged = lab.rubric.cpu.applies(test.id)
+            plane = (f"the test's buffers lived in the process running your code "
+                     f"({run.details['plane']}), so that CPU time includes moving them"
+                     f"{'' if judged else ' (it is not judged in this test)'}\n")
         log = logs / log_name(test.id)
         log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
                        f"status: {run.status}; exit code {process.exit_code}, signal "
                        f"{process.signal}, {process.output_bytes} bytes of output, "
                        f"{process.elapsed:.2f} s, CPU time of the process running your code "
                        f"{_cpu_text(run.details.get('cpu_ms'))}\n"
-                       + (f"the test's buffers lived in the process running your code "
-                          f"({run.details['plane']}), so that CPU time includes moving them"
-                          + ("" if lab.rubric.cpu.applies(test.id)
-                             else " (it is not judged in this test)") + "\n"
-                          if run.details.get("plane") else "")
-                       + f"{run.message}\n---\n"
+                       f"{plane}{run.message}\n---\n"
                        f"{process.output}")
         run.log = str(log)
         if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
