@@ -119,8 +119,9 @@ __device__ unsigned int choose_pivot(const unsigned int *keys, size_t n)
  * every comparator ascending: for size = 2, 4, ..., p (p the power of two >= m), first the
  * flip step (key block + t against block + size - 1 - t, for t < size / 2, in every block
  * of `size` keys), then the half-cleaners of stride size / 4 ... 1 (keys i and i + stride,
- * i = bitonic pair low of comparator c). A comparator whose upper key is at m or beyond is
- * skipped: the missing keys behave as +infinity, which an ascending comparator never moves.
+ * i = 2c - (c mod stride) for comparator c, as Lab 03's bitonic_pair_low()). A comparator
+ * whose upper key is at m or beyond is skipped: the missing keys behave as +infinity, which
+ * an ascending comparator never moves.
  * So any m works with no padding. A barrier after every step: `a` may be shared or global
  * memory (a barrier makes a block's global writes visible to the block, too).
  */
@@ -144,7 +145,8 @@ __device__ void block_sort_small(const unsigned int *src, unsigned int *out, siz
  * TODO 5.3. The depth bound's fallback, by one block: copies src[0, m) to out[0, m) unless
  * they are the same array, then sorts out[0, m) in global memory with ::block_bitonic_sort.
  * The copy reads with ::load_fresh (other blocks of this grid wrote src); when src == out
- * there is no copy, and the network (given) does its own loads and stores on out.
+ * there is no copy, and your network (::block_bitonic_sort) does its own loads and stores on
+ * out: plain loads are safe there, since this block never read those addresses before.
  */
 __device__ void block_sort_fallback(const unsigned int *src, unsigned int *out, size_t m)
 {
