@@ -240,20 +240,30 @@ static void test_merge_and_radix_agree_i32_f32(void)
 
 static void test_float_total_order(void)
 {
-    /* The documented order: -NaN < -inf < -1 < -0.0 < +0.0 < denormal < 1 < +inf < +NaN. */
+    /* The documented order: -NaN < -inf < -1 < -0.0 < +0.0 < denormal < 1 < +inf < +NaN.
+     * Once as it is (9 keys: the small-n insertion sort) and eight times over (72 keys: the
+     * radix passes). */
     float expected[] = {-NAN, -INFINITY, -1.0f, -0.0f, 0.0f, FLT_TRUE_MIN, 1.0f, INFINITY, NAN};
-    size_t n = sizeof expected / sizeof expected[0];
+    enum { KEYS = sizeof expected / sizeof expected[0], MOST_COPIES = 8 };
     float shuffled[] = {1.0f, NAN, -0.0f, -INFINITY, FLT_TRUE_MIN, 0.0f, -NAN, INFINITY, -1.0f};
-    float a[9], b[9];
-    memcpy(a, shuffled, sizeof a);
-    memcpy(b, shuffled, sizeof b);
-    kit_cpu_merge_sort_f32(a, n);
-    kit_cpu_radix_sort_f32(b, n);
-    for (size_t i = 0; i < n; i++) {
-        if (kit_float_bits(a[i]) != kit_float_bits(expected[i]) ||
-            kit_float_bits(b[i]) != kit_float_bits(expected[i])) {
-            KIT_FAIL("float order at %zu: expected bits 0x%08x, merge 0x%08x, radix 0x%08x", i,
-                     kit_float_bits(expected[i]), kit_float_bits(a[i]), kit_float_bits(b[i]));
+    for (size_t copies = 1; copies <= MOST_COPIES; copies += MOST_COPIES - 1) {
+        float a[KEYS * MOST_COPIES], b[KEYS * MOST_COPIES];
+        size_t n = KEYS * copies;
+        for (size_t i = 0; i < n; i++) {
+            a[i] = b[i] = shuffled[i % KEYS];
+        }
+        kit_cpu_merge_sort_f32(a, n);
+        kit_cpu_radix_sort_f32(b, n);
+        for (size_t i = 0; i < n; i++) {
+            float want = expected[i / copies];
+            if (kit_float_bits(a[i]) != kit_float_bits(want) ||
+                kit_float_bits(b[i]) != kit_float_bits(want)) {
+                KIT_FAIL("float order of %zu keys at %zu: expected bits 0x%08x, merge 0x%08x, "
+                         "radix 0x%08x",
+                         n, i, kit_float_bits(want), kit_float_bits(a[i]),
+                         kit_float_bits(b[i]));
+                break;
+            }
         }
     }
 }
