@@ -98,18 +98,23 @@ int kit_remote_configure(char **command);
 void kit_remote_failure(const char *message);
 
 /**
- * Ends the executor of the test that just ran and measures, from outside the student's
- * process, what that process cannot be trusted to say (see remote_client.c): the CPU time the
- * kernel accounted to it since it said it was ready, and, for a GPU test, whether it opened
- * the GPU at all. Sends both to the grader's result channel as notes (`cpu MS`, `executor
- * exit|signal N`); the grader sets the CPU time against the reference solution's. Returns 1
- * and a message in @p report when the test must fail (a GPU test whose process never opened
- * the GPU), else 0 and an empty @p report. Without an executor (a test binary that runs the
- * lab's code in-process) it does nothing and returns 0.
+ * Ends the test that just ran and measures, from outside the student's process, what that
+ * process cannot be trusted to say (see remote_client.c): the CPU time the kernel accounted to
+ * it since it said it was ready (or since the end of the test before, when it is kept), and,
+ * for a GPU test, whether it opened the GPU at all. Sends both to the grader's result channel
+ * as notes (`cpu MS`, `executor exit|signal N`); the grader sets the CPU time against the
+ * reference solution's. Returns 1 and a message in @p report when the test must fail (a GPU
+ * test whose process never opened the GPU), else 0 and an empty @p report. Without an
+ * executor (a test binary that runs the lab's code in-process) it does nothing and returns 0.
+ *
+ * With @p keep_executor set and the test passed, the executor stays for the next test of the
+ * same run (the grader's batches of short tests: one CUDA context for several tests, whose
+ * creation the driver serializes across processes); its buffers are unmapped first. Otherwise
+ * it is ended, and the next test starts a fresh one.
  */
-int kit_remote_end_test(int needs_gpu, char *report, size_t report_size);
+int kit_remote_end_test(int needs_gpu, int keep_executor, char *report, size_t report_size);
 
-/** The CPU time, in ms, of the last executor kit_remote_end_test() ended; -1 when unknown. */
+/** The CPU time, in ms, of the last test kit_remote_end_test() ended; -1 when unknown. */
 double kit_remote_cpu_ms(void);
 
 #endif

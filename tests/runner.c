@@ -19,6 +19,9 @@
 
 #define MAX_SUITES 64
 
+/* Most tests one run takes by name (-t). */
+#define MAX_BATCH 64
+
 /* Which suites need a GPU: CUnit has no field for it. */
 static CU_pSuite gpu_suites[MAX_SUITES];
 static int gpu_suite_count;
@@ -33,6 +36,12 @@ static unsigned passed, failed, skipped;
 static char skip_reason[256]; /* set by kit_skip_test() during the current test */
 static double test_started_ms;
 static FILE *junit;
+
+/* A batch: several -t in one run (the grader's short tests, sharing one executor). Each test
+ * is announced on the result channel when it starts (`start ID`: the grader's time limit is
+ * per test, counted from there) and reported when it ends (`done ID pass|fail|skip MS`). */
+static int batch;
+static int last_test_passed;
 
 /* The grader's result channel: a pipe the grader owns and a fresh token per run. The runner
  * takes both from its environment first thing (so nothing run later finds them there) and
@@ -135,9 +144,11 @@ __attribute__((weak)) int kit_remote_configure(char **command)
     return -1;
 }
 
-__attribute__((weak)) int kit_remote_end_test(int needs_gpu, char *report, size_t report_size)
+__attribute__((weak)) int kit_remote_end_test(int needs_gpu, int keep_executor, char *report,
+                                              size_t report_size)
 {
     (void)needs_gpu;
+    (void)keep_executor;
     if (report_size) {
         report[0] = '\0';
     }
@@ -171,11 +182,22 @@ static void xml_escaped(FILE *out, const char *text)
 
 /* ---- run handlers ----------------------------------------------------------------------- */
 
+/* `ID` is SUITE/TEST, cut to fit a note. */
+static void note_test(const char *what, const CU_pSuite suite, const CU_pTest test,
+                      const char *rest)
+{
+    char note[400];
+    if (snprintf(note, sizeof note, "%s %s/%s%s", what, suite->pName, test->pName, rest) >= 0) {
+        kit_result_channel_note(note);
+    }
+}
+
 static void on_test_start(const CU_pTest test, const CU_pSuite suite)
 {
-    (void)test;
-    (void)suite;
     skip_reason[0] = '\0';
+    if (batch) {
+        note_test("start", suite, test, "");
+    }
     test_started_ms = kit_host_ms();
 }
 
@@ -197,9 +219,12 @@ static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
     double ms = kit_host_ms() - test_started_ms;
     /* What only the outside can tell: the executor's CPU time, whether it used the GPU. */
     char measured[512];
-    int measured_failure = kit_remote_end_test(is_gpu_suite(suite), measured, sizeof measured);
+    int keep = batch && failures == NULL && !skip_reason[0];
+    int measured_failure =
+        kit_remote_end_test(is_gpu_suite(suite), keep, measured, sizeof measured);
     int failing = failures != NULL || measured_failure;
     int skipping = !failing && skip_reason[0];
+    last_test_passed = !failing && !skipping;
     printf("%s %s/%s (%.0f ms)\n", failing ? "FAIL" : skipping ? "SKIPPED" : "PASS",
            suite->pName, test->pName, ms);
     for (CU_pFailureRecord f = failures; f; f = f->pNext) {
@@ -232,6 +257,11 @@ static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
     } else {
         passed++;
     }
+    if (batch) {
+        char rest[64];
+        snprintf(rest, sizeof rest, " %s %.0f", failing ? "fail" : skipping ? "skip" : "pass", ms);
+        note_test("done", suite, test, rest);
+    }
     if (junit) {
         fprintf(junit, "  <testcase classname=\"");
         xml_escaped(junit, suite->pName);
@@ -263,11 +293,13 @@ static void on_suite_init_failure(const CU_pSuite suite)
 static void usage(const char *program, FILE *out)
 {
     fprintf(out,
-            "usage: %s [-l] [-s SUITE] [-t SUITE/TEST] [-x FILE] [-h]\n"
+            "usage: %s [-l] [-s SUITE] [-t SUITE/TEST]... [-x FILE] [-h]\n"
             "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU)\n"
             "                 and [sanitize] (small enough for compute-sanitizer)\n"
             "  -s SUITE       run only this suite\n"
-            "  -t SUITE/TEST  run only this test\n"
+            "  -t SUITE/TEST  run only this test; given several times, run those tests in that\n"
+            "                 order and stop after the first that does not pass (the grader's\n"
+            "                 batches: one process, and one executor while they pass)\n"
             "  -x FILE        also write the results as JUnit XML to FILE\n"
             "  -h             this help\n"
             "  -- COMMAND...  (the grader's verdict binaries) run the lab's code in COMMAND\n"
@@ -299,11 +331,37 @@ static int count_active_tests(CU_pSuite suite)
     return count;
 }
 
+/* SUITE/TEST to its suite and test; prints why not and returns -1. */
+static int find_test(const char *program, const char *id, CU_pSuite *suite, CU_pTest *test)
+{
+    char suite_name[256];
+    const char *slash = strchr(id, '/');
+    size_t len = slash ? (size_t)(slash - id) : 0;
+    if (!slash || len >= sizeof suite_name) {
+        fprintf(stderr, "%s: -t wants SUITE/TEST, got '%s'\n", program, id);
+        return -1;
+    }
+    memcpy(suite_name, id, len);
+    suite_name[len] = '\0';
+    *suite = CU_get_suite(suite_name);
+    if (!*suite) {
+        fprintf(stderr, "%s: no suite '%s' (see -l)\n", program, suite_name);
+        return -1;
+    }
+    *test = CU_get_test(*suite, slash + 1);
+    if (!*test) {
+        fprintf(stderr, "%s: no test '%s' (see -l)\n", program, id);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     kit_result_channel_take();
-    const char *only_suite = NULL, *only_test = NULL, *xml_path = NULL;
-    int list = 0;
+    const char *only_suite = NULL, *xml_path = NULL;
+    const char *only_tests[MAX_BATCH];
+    int test_count = 0, list = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int has_value = i + 1 < argc;
@@ -312,7 +370,11 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "-s") == 0 && has_value) {
             only_suite = argv[++i];
         } else if (strcmp(arg, "-t") == 0 && has_value) {
-            only_test = argv[++i];
+            if (test_count == MAX_BATCH) {
+                fprintf(stderr, "%s: at most %d -t options\n", argv[0], MAX_BATCH);
+                return KIT_EXIT_USAGE;
+            }
+            only_tests[test_count++] = argv[++i];
         } else if (strcmp(arg, "-x") == 0 && has_value) {
             xml_path = argv[++i];
         } else if (strcmp(arg, "--") == 0 && i + 1 < argc) {
@@ -343,20 +405,13 @@ int main(int argc, char **argv)
         return KIT_EXIT_OK;
     }
 
-    /* What to run. */
+    /* What to run: one suite, or the tests named, or everything. */
     CU_pSuite suite = NULL;
-    CU_pTest test = NULL;
-    char suite_name[256];
-    if (only_test) {
-        const char *slash = strchr(only_test, '/');
-        size_t len = slash ? (size_t)(slash - only_test) : 0;
-        if (!slash || len >= sizeof suite_name) {
-            fprintf(stderr, "%s: -t wants SUITE/TEST, got '%s'\n", argv[0], only_test);
-            return KIT_EXIT_USAGE;
-        }
-        memcpy(suite_name, only_test, len);
-        suite_name[len] = '\0';
-        only_suite = suite_name;
+    CU_pSuite test_suites[MAX_BATCH];
+    CU_pTest tests[MAX_BATCH];
+    if (only_suite && test_count) {
+        fprintf(stderr, "%s: -s and -t do not go together\n", argv[0]);
+        return KIT_EXIT_USAGE;
     }
     if (only_suite) {
         suite = CU_get_suite(only_suite);
@@ -365,13 +420,12 @@ int main(int argc, char **argv)
             return KIT_EXIT_USAGE;
         }
     }
-    if (only_test) {
-        test = CU_get_test(suite, strchr(only_test, '/') + 1);
-        if (!test) {
-            fprintf(stderr, "%s: no test '%s' (see -l)\n", argv[0], only_test);
+    for (int k = 0; k < test_count; k++) {
+        if (find_test(argv[0], only_tests[k], &test_suites[k], &tests[k]) != 0) {
             return KIT_EXIT_USAGE;
         }
     }
+    batch = test_count > 1;
 
     /* GPU suites on a machine without a usable GPU: inactive, and said so. */
     char reason[256];
@@ -384,11 +438,15 @@ int main(int argc, char **argv)
     }
     CU_set_fail_on_inactive(CU_FALSE);
     for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
-        int wanted = !suite || s == suite;
+        int named = 0;
+        for (int k = 0; k < test_count; k++) {
+            named += test_suites[k] == s;
+        }
+        int wanted = test_count ? named > 0 : !suite || s == suite;
         if (wanted && is_gpu_suite(s) && !gpu_ready) {
             CU_set_suite_active(s, CU_FALSE);
             printf("SKIPPED %s: %s\n", s->pName, reason);
-            skipped += test ? 1 : count_active_tests(s);
+            skipped += test_count ? (unsigned)named : (unsigned)count_active_tests(s);
         }
     }
 
@@ -404,8 +462,14 @@ int main(int argc, char **argv)
     CU_set_test_start_handler(on_test_start);
     CU_set_test_complete_handler(on_test_complete);
     CU_set_suite_init_failure_handler(on_suite_init_failure);
-    if (test) {
-        CU_run_test(suite, test);
+    if (test_count) {
+        for (int k = 0; k < test_count; k++) {
+            last_test_passed = 0;
+            CU_run_test(test_suites[k], tests[k]);
+            if (batch && !last_test_passed) {
+                break; /* the grader runs the rest again, each failure in a process of its own */
+            }
+        }
     } else if (suite) {
         CU_run_suite(suite);
     } else {

@@ -39,7 +39,7 @@ from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, NOT_CHECKED
                       LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
 from .run import (CRASHED, FAILED, OUTPUT_LIMIT, PASSED, SKIPPED, TIMEOUT, NOT_RUN, TestRun,
-                  list_tests, run_test)
+                  list_tests, run_batch, run_test)
 
 
 @dataclass
@@ -52,6 +52,7 @@ class Options:
     keep_work: bool = False
     output_limit: int = OUTPUT_LIMIT
     test_jobs: int = 1  # tests of one submission run at once (on its one GPU)
+    batch_tests: bool = True  # a suite's short tests in one process (Grader._run_batch)
     sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
     gpu_arch: str = None  # e.g. "sm_90": every GPU graded on is one; compile for it alone
     fail_closed: str = ""  # "a class run", "a Gradescope run": refuse weak isolation (sandbox.py)
@@ -432,24 +433,153 @@ class SubmissionGrader:
     def _run_tests(self, states):
         """Every test of every lab that built, in one pool of test_jobs at a time. The long
         tests (a lab's tests name them "large_...") start first, so the short ones fill the
-        gaps beside them instead of leaving one long test running alone at the end."""
+        gaps beside them instead of leaving one long test running alone at the end. A suite's
+        short tests whose CPU time is not judged run as one batch (_run_batch)."""
         opts = self.ctx.options
         built = [state for state in states if state.executor]
-        jobs = sorted(((state, suite, i, run.test) for state in built
-                       for suite in state.result.suites.values()
-                       for i, run in enumerate(suite.runs)),
-                      key=lambda job: "large" not in job[3].name)
+        jobs = []
+        for state in built:
+            for suite in state.result.suites.values():
+                batch = [i for i, run in enumerate(suite.runs)
+                         if opts.batch_tests and self._batched(state.lab, run.test)]
+                batch = batch if len(batch) > 1 else []
+                jobs += [(state, suite, [i]) for i in range(len(suite.runs)) if i not in batch]
+                jobs += [(state, suite, batch)] if batch else []
+        jobs.sort(key=lambda job: not any("large" in job[1].runs[i].test.name for i in job[2]))
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
-            done = pool.map(lambda job: self._run_one(job[0].lab, job[0].executor, job[3],
-                                                      job[0].work, job[0].logs), jobs)
-            for (_, suite, i, _), run in zip(jobs, done):
-                suite.runs[i] = run
+            done = pool.map(self._run_job, jobs)
+            for (_, suite, indices), runs in zip(jobs, done):
+                for i, run in zip(indices, runs):
+                    suite.runs[i] = run
         elapsed = time.monotonic() - started
         for state in built:
             count = sum(len(suite.runs) for suite in state.result.suites.values())
-            state.timing.append(f"{count} tests, in one pool with the other labs' ({len(jobs)} "
-                                f"in all, {opts.test_jobs} at a time): {elapsed:.1f} s")
+            batches = sum(1 for job in jobs if job[0] is state and len(job[2]) > 1)
+            state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
+                                f"labs' ({len(jobs)} jobs in all, {opts.test_jobs} at a time): "
+                                f"{elapsed:.1f} s")
+
+    @staticmethod
+    def _batched(lab, test):
+        """Whether a test may share its process and executor with others of its suite: not
+        the long ones (they balance the pool better alone), not those whose CPU time is judged
+        (their budget is per process, and their buffers live in the verdict process)."""
+        return "large" not in test.name and not lab.rubric.cpu.applies(test.id)
+
+    def _run_job(self, job):
+        state, suite, indices = job
+        tests = [suite.runs[i].test for i in indices]
+        if len(tests) == 1:
+            return [self._run_one(state.lab, state.executor, tests[0], state.work, state.logs)]
+        runs = self._run_batch(state.lab, state.executor, tests, state.work, state.logs)
+        return [runs[test.id] for test in tests]
+
+    def _run_one(self, lab, executor, test, work, logs):
+        opts = self.ctx.options
+        binary = verdict_binary(lab)
+        if self._out_of_time():
+            return self._not_run(test)
+        limit = self.ctx.test_limit(lab, test.suite)
+        self.echo(f"{lab.id}: {test.id}")
+        command = build.executor_command(self.isolation, executor, limit)
+        run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
+                                cwd=work, output_limit=opts.output_limit, executor=command)
+        self._write_log(lab, run, process, limit, logs)
+        return self._judged(lab, test, run, process)
+
+    def _run_batch(self, lab, executor, tests, work, logs):
+        """Tests of one suite in one process (run.run_batch): one executor, so one CUDA context
+        for all of them while they pass, where a context per test made the driver (which
+        creates them one at a time, across processes) the grading's bottleneck. Every verdict
+        is what the test alone would get: a test that does not pass after others passed in the
+        same executor (their state could have carried over) runs again first in a fresh one;
+        a failure of the first test of a process, or a test out of its own time limit, is
+        final. Returns test id -> TestRun."""
+        opts = self.ctx.options
+        limit = self.ctx.test_limit(lab, tests[0].suite)
+        runs, pending, number = {}, list(tests), 0
+        while pending:
+            if self._out_of_time():
+                runs.update((test.id, self._not_run(test)) for test in pending)
+                break
+            if len(pending) == 1:
+                runs[pending[0].id] = self._run_one(lab, executor, pending[0], work, logs)
+                break
+            number += 1
+            self.echo(f"{lab.id}: {pending[0].suite}, {len(pending)} tests in one process")
+            # The executor's CPU limit covers the whole batch; each test's time is still its own.
+            command = build.executor_command(self.isolation, executor, limit * len(pending))
+            batch_runs, process = run_batch(verdict_binary(lab), pending, time_limit=limit,
+                                            env=self._test_env(lab, pending[0]), cwd=work,
+                                            output_limit=opts.output_limit, executor=command)
+            if not batch_runs:  # nothing started (no GPU, say): each alone, as always
+                runs.update((test.id, self._run_one(lab, executor, test, work, logs))
+                            for test in pending)
+                break
+            batch_log = logs / f"batch.{log_name(pending[0].suite)[:-4]}.{number}.log"
+            names = " ".join(f"-t {test.id}" for test in pending)
+            batch_log.write_text(f"$ {verdict_binary(lab).name} {names}   (limit {limit:g} s "
+                                 f"per test)\n{process.elapsed:.2f} s, exit code "
+                                 f"{process.exit_code}, signal {process.signal}\n---\n"
+                                 f"{process.output}")
+            for k, run in enumerate(batch_runs):
+                if run.passed or k == 0 or run.status == TIMEOUT:
+                    self._write_log(lab, run, process, limit, logs, batch_log=batch_log)
+                    runs[run.test.id] = self._judged(lab, run.test, run, process)
+                if not run.passed:
+                    pending = pending[k + 1:] if k == 0 or run.status == TIMEOUT else pending[k:]
+                    break
+            else:
+                pending = pending[len(batch_runs):]
+        return runs
+
+    def _not_run(self, test):
+        return TestRun(test=test, status=NOT_RUN,
+                       message=f"not run: this submission used up its "
+                               f"{self.ctx.options.max_time:g} s of grading time")
+
+    def _write_log(self, lab, run, process, limit, logs, batch_log=None):
+        """The test's log: how it ran, what was measured, and what the process printed (for a
+        test of a batch that passed: where the batch's output is)."""
+        plane = ""
+        if run.details.get("plane"):
+            judged = lab.rubric.cpu.applies(run.test.id)
+            plane = (f"the test's buffers lived in the process running your code "
+                     f"({run.details['plane']}), so that CPU time includes moving them"
+                     f"{'' if judged else ' (it is not judged in this test)'}\n")
+        if batch_log is None:
+            how = (f"status: {run.status}; exit code {process.exit_code}, signal "
+                   f"{process.signal}, {process.output_bytes} bytes of output, "
+                   f"{process.elapsed:.2f} s, CPU time of the process running your code "
+                   f"{_cpu_text(run.details.get('cpu_ms'))}\n{plane}")
+            output = process.output
+        else:
+            how = (f"status: {run.status}; ran in one process with other tests of its suite "
+                   f"({run.details.get('batch')} named; the process: {batch_log.name}), "
+                   f"{run.elapsed:.2f} s\n")
+            output = process.output if not run.passed else f"(the output: {batch_log.name})\n"
+        log = logs / log_name(run.test.id)
+        log.write_text(f"$ {verdict_binary(lab).name} -t {run.test.id}   (limit {limit:g} s)\n"
+                       f"{how}{run.message}\n---\n{output}")
+        run.log = str(log)
+
+    def _judged(self, lab, test, run, process):
+        """The grader's own checks after a test ran: the sandbox, the GPU, the CPU time."""
+        opts = self.ctx.options
+        if not run.passed and build.sandbox_words(process.output):
+            # The launcher or bubblewrap spoke: was it the sandbox that could not start?
+            sandbox.check_starts(self.isolation)
+        if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
+            # Killing a process in the middle of a kernel must leave the GPU usable.
+            gpu.require_gpu(self.ctx.kit, self.env, retries=3)
+        if opts.gpu_check and run.status == SKIPPED:
+            gpu.require_gpu(self.ctx.kit, self.env, retries=3)  # NoGpu: the GPU went away
+            run.status = FAILED
+            run.message = f"not run, so not passed: {run.message}"
+        if run.status == PASSED:
+            self._check_cpu(lab, test, run)
+        return run
 
     def _finish_lab(self, state):
         """A lab's CPU time checks, speed rounds and sanitizer runs, one lab at a time."""
@@ -474,47 +604,6 @@ class SubmissionGrader:
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def _run_one(self, lab, executor, test, work, logs):
-        opts = self.ctx.options
-        binary = verdict_binary(lab)
-        if self._out_of_time():
-            return TestRun(test=test, status=NOT_RUN,
-                           message=f"not run: this submission used up its {opts.max_time:g} s "
-                                   "of grading time")
-        limit = self.ctx.test_limit(lab, test.suite)
-        self.echo(f"{lab.id}: {test.id}")
-        command = build.executor_command(self.isolation, executor, limit)
-        run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
-                                cwd=work, output_limit=opts.output_limit, executor=command)
-        if not run.passed and build.sandbox_words(process.output):
-            # The launcher or bubblewrap spoke: was it the sandbox that could not start?
-            sandbox.check_starts(self.isolation)
-        plane = ""
-        if run.details.get("plane"):
-            judged = lab.rubric.cpu.applies(test.id)
-            plane = (f"the test's buffers lived in the process running your code "
-                     f"({run.details['plane']}), so that CPU time includes moving them"
-                     f"{'' if judged else ' (it is not judged in this test)'}\n")
-        log = logs / log_name(test.id)
-        log.write_text(f"$ {binary.name} -t {test.id}   (limit {limit:g} s)\n"
-                       f"status: {run.status}; exit code {process.exit_code}, signal "
-                       f"{process.signal}, {process.output_bytes} bytes of output, "
-                       f"{process.elapsed:.2f} s, CPU time of the process running your code "
-                       f"{_cpu_text(run.details.get('cpu_ms'))}\n"
-                       f"{plane}{run.message}\n---\n"
-                       f"{process.output}")
-        run.log = str(log)
-        if opts.gpu_check and (run.status in (TIMEOUT, CRASHED) or process.unkillable):
-            # Killing a process in the middle of a kernel must leave the GPU usable.
-            gpu.require_gpu(self.ctx.kit, self.env, retries=3)
-        if opts.gpu_check and run.status == SKIPPED:
-            gpu.require_gpu(self.ctx.kit, self.env, retries=3)  # NoGpu: the GPU went away
-            run.status = FAILED
-            run.message = f"not run, so not passed: {run.message}"
-        if run.status == PASSED:
-            self._check_cpu(lab, test, run)
-        return run
 
     def _test_env(self, lab, test):
         """The environment of a test's processes. Where the rubric judges CPU time, the verdict

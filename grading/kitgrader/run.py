@@ -125,11 +125,16 @@ def run_limited(
     channel=False,
     keep_bytes=KEEP_BYTES,
     output_limit=OUTPUT_LIMIT,
+    channel_bytes=CHANNEL_BYTES,
+    per_test=False,
 ):
     """Runs argv with stdin closed, stdout and stderr captured together, in a new session.
 
-    time_limit: seconds before the whole process group is killed. channel: make a result
-    channel (KIT_RESULT_FD, KIT_RESULT_TOKEN). Never raises for the program's behaviour.
+    time_limit: seconds before the whole process group is killed; with per_test (a runner
+    given a batch of tests), counted again from each test's `start` note on the channel, so
+    every test of the batch has the limit it would have alone. channel: make a result channel
+    (KIT_RESULT_FD, KIT_RESULT_TOKEN) that takes up to channel_bytes. Never raises for the
+    program's behaviour.
     """
     if _stopping.is_set():
         raise Interrupted()
@@ -171,7 +176,8 @@ def run_limited(
     keeper = OutputKeeper(keep_bytes)
     channel_data = bytearray()
     try:
-        _collect(proc, read_fd, keeper, channel_data, start + time_limit, output_limit, result)
+        _collect(proc, read_fd, keeper, channel_data, start + time_limit, output_limit, result,
+                 channel_bytes, time_limit if per_test else None)
     finally:
         # Kill whatever is left of the group (the leader, if still running, and any child
         # it left behind), then reap the leader. The leader is not reaped before this, so
@@ -189,7 +195,7 @@ def run_limited(
             _running.discard(proc.pid)
         proc.stdout.close()
         if read_fd is not None:
-            _drain(read_fd, channel_data)
+            _drain(read_fd, channel_data, channel_bytes)
             os.close(read_fd)
     result.elapsed = time.monotonic() - start
     if proc.returncode is None:
@@ -214,9 +220,15 @@ def _leader_exited(pid):
         return True
 
 
-def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result):
-    """Reads output and the channel until both close, the time is up, or too much came."""
+START_NOTE = b" note start "  # a runner's batch: the next test starts (tests/runner.c)
+
+
+def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result,
+             channel_bytes=CHANNEL_BYTES, per_test_limit=None):
+    """Reads output and the channel until both close, the time is up, or too much came.
+    With per_test_limit, each test the channel announces gets that long from its start."""
     selector = selectors.DefaultSelector()
+    starts = 0
     out_fd = proc.stdout.fileno()
     os.set_blocking(out_fd, False)
     selector.register(out_fd, selectors.EVENT_READ)
@@ -246,8 +258,11 @@ def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result
                     if keeper.total > output_limit:
                         result.flooded = True
                         return
-                elif len(channel_data) < CHANNEL_BYTES:
-                    channel_data += data[: CHANNEL_BYTES + 1 - len(channel_data)]
+                elif len(channel_data) < channel_bytes:
+                    channel_data += data[: channel_bytes + 1 - len(channel_data)]
+                    if per_test_limit is not None and channel_data.count(START_NOTE) > starts:
+                        starts = channel_data.count(START_NOTE)
+                        deadline = time.monotonic() + per_test_limit
         # Output and channel closed: wait for the leader itself, within the time limit.
         while not _leader_exited(proc.pid):
             if time.monotonic() >= deadline:
@@ -258,9 +273,9 @@ def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result
         selector.close()
 
 
-def _drain(fd, channel_data):
+def _drain(fd, channel_data, channel_bytes=CHANNEL_BYTES):
     try:
-        while len(channel_data) <= CHANNEL_BYTES:
+        while len(channel_data) <= channel_bytes:
             data = os.read(fd, 4096)
             if not data:
                 break
@@ -489,6 +504,79 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
             run.status = FAILED
             run.message = failure or f"failed (exit {result.exit_code}; the log has the output)"
     return run
+
+
+def batch_notes(result):
+    """The notes of a batch's channel, also when its process was killed before the result
+    line (a test out of time): every line up to the first without the run's token."""
+    notes = {}
+    for line in result.channel_lines():
+        token, _, rest = line.partition(" ")
+        if token != result.token or not rest.startswith("note "):
+            break
+        key, _, text = rest[len("note "):].partition(" ")
+        notes.setdefault(key, []).append(text)
+    return notes
+
+
+NOTE_DONE = re.compile(r"^(?P<id>\S+) (?P<status>pass|fail|skip) (?P<ms>\d+)$")
+
+
+def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
+    """What a batch's process (run_batch) tells of each of its tests: a TestRun for each test
+    the runner ended (its `done` note) and for the one it was running when the process ended
+    (judged as classify() judges a test alone: its time, a crash, a flood); tests after that
+    were not reached and have none. Notes count without the result line: only the kit's
+    runner holds the channel and its token (the student's process never gets them)."""
+    notes = batch_notes(result)
+    done = {}
+    for text in notes.get("done", []):
+        match = NOTE_DONE.match(text)
+        if match:
+            done[match.group("id")] = (match.group("status"), int(match.group("ms")) / 1000)
+    started = set(notes.get("start", []))
+    runs = []
+    for test in tests:
+        if test.id in done:
+            status, elapsed = done[test.id]
+            run = TestRun(test=test, status=PASSED, elapsed=elapsed, output=result.output,
+                          details={"batch": len(tests)})
+            if status == "fail":
+                run.status = FAILED
+                run.message = (noted_failure(Channel(True, notes=notes), test.id)
+                               or "failed (the log has the output)")
+            elif status == "skip":
+                run.status = SKIPPED
+                noted = [t.partition(" ")[2] for t in notes.get("skip", [])
+                         if t.partition(" ")[0] == test.id]
+                run.message = noted[0] if noted else "no GPU"
+            runs.append(run)
+            if status != "pass":
+                break  # the runner stops there
+        elif test.id in started:
+            run = classify(test, result, time_limit, output_limit)
+            if run.status == PASSED:  # the process ended well, and this test said nothing
+                run.status, run.message = NO_RESULT, "the test started and never ended"
+            run.details["batch"] = len(tests)
+            runs.append(run)
+            break
+        else:
+            break
+    return runs
+
+
+def run_batch(binary, tests, *, time_limit, env=None, cwd=None, executor=(),
+              output_limit=OUTPUT_LIMIT):
+    """Runs several tests in one process (`binary -t A -t B ... -- EXECUTOR...`): the runner
+    runs them in order, keeps one executor while they pass (one CUDA context instead of one per
+    test), and stops after the first that does not pass (tests/runner.c). Each test has
+    time_limit from its own start. Returns classify_batch()'s runs and the process."""
+    argv = [binary, *[word for test in tests for word in ("-t", test.id)],
+            *(["--", *executor] if executor else [])]
+    result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
+                         output_limit=output_limit, channel_bytes=CHANNEL_BYTES * len(tests),
+                         per_test=True)
+    return classify_batch(tests, result, time_limit, output_limit), result
 
 
 def run_test(binary, test, *, time_limit, env=None, cwd=None, executor=(),

@@ -477,6 +477,107 @@ def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+# Lab 91's hostsum_total, right, for the batch tests below (they vary hostsum_max).
+HOSTSUM_TOTAL = r"""
+extern "C" long long hostsum_total(const int *values, size_t n)
+{
+    long long total = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += values[i];
+    }
+    return total;
+}
+"""
+
+# hostsum_max variants: 1.2_max's two tests (positive, then negative) run as one batch.
+BATCH_MAX = {
+    # Right on its first call in a process only: in a batch the second test fails, and must
+    # be run again first in a fresh process, where it passes, as it would alone.
+    "carries_state": r"""
+extern "C" int hostsum_max(const int *values, size_t n)
+{
+    static int calls;
+    int best = values[0];
+    for (size_t i = 1; i < n; i++) {
+        best = values[i] > best ? values[i] : best;
+    }
+    return ++calls == 1 ? best : best + 1;
+}
+""",
+    # Each call takes 2 s of the 3 s limit: the batch takes longer than one limit, and every
+    # test is within its own.
+    "slow_calls": r"""
+#include <unistd.h>
+extern "C" int hostsum_max(const int *values, size_t n)
+{
+    int best = values[0];
+    for (size_t i = 1; i < n; i++) {
+        best = values[i] > best ? values[i] : best;
+    }
+    sleep(2);
+    return best;
+}
+""",
+    # The second test (negative values) never ends: it alone runs out of its time.
+    "hangs_second": r"""
+extern "C" int hostsum_max(const int *values, size_t n)
+{
+    volatile int forever = values[0] < 0;
+    while (forever) {
+    }
+    int best = values[0];
+    for (size_t i = 1; i < n; i++) {
+        best = values[i] > best ? values[i] : best;
+    }
+    return best;
+}
+""",
+}
+
+
+class Batches(unittest.TestCase):
+    """A suite's short tests share one process and one executor (Grader._run_batch), and
+    every verdict stays what the test would get alone."""
+
+    def graded(self, name):
+        folder = STATE["tmp"] / f"batch-{name}" / "91-hostsum"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "hostsum.cu").write_text('#include "hostsum.h"\n' + HOSTSUM_TOTAL
+                                           + BATCH_MAX[name])
+        rc, out, err, results, logs = grade(folder.parent, "--lab", "91")
+        self.assertIsNotNone(results, out + err)
+        return tests_of(results, "91-hostsum 1.2_max"), logs / "logs" / "91-hostsum"
+
+    def test_a_failure_after_a_pass_is_run_again_alone(self):
+        tests, logs = self.graded("carries_state")
+        self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "passed")
+        self.assertEqual(tests["91-hostsum 1.2_max/negative"]["status"], "passed",
+                         tests["91-hostsum 1.2_max/negative"]["output"])
+        batch = (logs / "batch.1.2_max.1.log").read_text()
+        self.assertIn("-t 1.2_max/positive -t 1.2_max/negative", batch)
+        self.assertIn("should be", batch)  # it did fail there, with the state of the first
+        self.assertIn("ran in one process", (logs / "1.2_max.positive.log").read_text())
+        self.assertNotIn("ran in one process", (logs / "1.2_max.negative.log").read_text())
+
+    def test_each_test_of_a_batch_has_its_own_time_limit(self):
+        tests, logs = self.graded("slow_calls")
+        for name in ("positive", "negative"):
+            self.assertEqual(tests[f"91-hostsum 1.2_max/{name}"]["status"], "passed",
+                             tests[f"91-hostsum 1.2_max/{name}"]["output"])
+        self.assertTrue((logs / "batch.1.2_max.1.log").exists())
+
+    def test_a_hang_in_a_batch_costs_that_test_alone(self):
+        start = time.monotonic()
+        tests, logs = self.graded("hangs_second")
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "passed")
+        negative = tests["91-hostsum 1.2_max/negative"]
+        self.assertEqual(negative["status"], "failed")
+        self.assertIn("no answer within 3 s", negative["output"])
+        # Judged in the batch, where it had its whole limit: not run a second time.
+        self.assertIn("ran in one process", (logs / "1.2_max.negative.log").read_text())
+
+
 class HostileSubmissions(unittest.TestCase):
     """The attacks of the grader's integrity issue, on the fixture kit: a submission earns no
     point it did not earn, reads nothing it must not see, and changes nobody else's grade."""
