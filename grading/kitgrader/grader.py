@@ -431,10 +431,10 @@ class SubmissionGrader:
         state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
 
     def _run_tests(self, states):
-        """Every test of every lab that built, in one pool of test_jobs at a time. The long
-        tests (a lab's tests name them "large_...") start first, so the short ones fill the
-        gaps beside them instead of leaving one long test running alone at the end. A suite's
-        short tests whose CPU time is not judged run as one batch (_run_batch)."""
+        """Every test of every lab that built, in one pool of test_jobs at a time. A suite's
+        short tests whose CPU time is not judged run as one batch (_run_batch). The long jobs
+        (tests a lab names "large_...", and batches) start first, so the short ones fill the
+        gaps beside them instead of leaving one long job running alone at the end."""
         opts = self.ctx.options
         built = [state for state in states if state.executor]
         jobs = []
@@ -445,7 +445,9 @@ class SubmissionGrader:
                 batch = batch if len(batch) > 1 else []
                 jobs += [(state, suite, [i]) for i in range(len(suite.runs)) if i not in batch]
                 jobs += [(state, suite, batch)] if batch else []
-        jobs.sort(key=lambda job: not any("large" in job[1].runs[i].test.name for i in job[2]))
+        # The long jobs first: large tests, and batches (many short tests in a row).
+        jobs.sort(key=lambda job: len(job[2]) == 1
+                  and "large" not in job[1].runs[job[2][0]].test.name)
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
             done = pool.map(self._run_job, jobs)
