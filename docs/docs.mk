@@ -9,6 +9,7 @@
 # May be overridden on the command line:
 #   DOXYGEN        doxygen (1.9.4 or newer)
 #   MATHJAX_DIR    Debian's libjs-mathjax (MathJax 2), copied next to the HTML
+#   PERF_CSVS      the results files the Performance page shows (docs/performance/*.csv)
 # Defines:
 #   docs                  Doxygen HTML in $(DOCS_HTML), warnings are errors, then a check
 #                         that no local link of it is broken (tools/check_links.py)
@@ -16,6 +17,9 @@
 #   $(MERGE_PATH_DIAGRAM) build/tools/merge_path_diagram, the merge-path grid drawer (Lab 02)
 #   $(DOCS_IMAGES)        the handouts' generated diagrams (build/docs/images/*.svg)
 #   docs-images           just the diagrams
+#   docs-performance      the Performance page and its charts in $(DOCS_PERF_DIR), from
+#                         $(PERF_CSVS) (tools/bench_report.py --page; gnuplot draws the charts,
+#                         no GPU needed; no results file: the page says so)
 
 DOXYGEN ?= doxygen
 MATHJAX_DIR ?= /usr/share/javascript/mathjax
@@ -23,6 +27,8 @@ MATHJAX_DIR ?= /usr/share/javascript/mathjax
 DOCS_OUT := $(BUILD)/docs
 DOCS_HTML := $(DOCS_OUT)/html
 DOCS_IMAGE_DIR := $(DOCS_OUT)/images
+DOCS_PERF_DIR := $(DOCS_OUT)/performance
+PERF_CSVS ?= $(sort $(wildcard docs/performance/*.csv))
 NETWORK_DIAGRAM := $(BUILD)/tools/network_diagram
 MERGE_PATH_DIAGRAM := $(BUILD)/tools/merge_path_diagram
 DOCS_IMAGES := $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg \
@@ -62,12 +68,18 @@ $(DOCS_IMAGE_DIR)/merge_path_ties.svg: $(MERGE_PATH_DIAGRAM)
 	$(MERGE_PATH_DIAGRAM) --left 2,3,3,7 --right 1,3,3,8,9 --piece 3 > $@.tmp
 	@mv $@.tmp $@
 
-.PHONY: docs docs-images
+.PHONY: docs docs-images docs-performance
 docs-images: $(DOCS_IMAGES)
+
+# The Performance page: made again on every run (a few charts), into a fresh folder, so a
+# results file taken out of docs/performance/ leaves no chart or section behind.
+docs-performance:
+	@rm -rf $(DOCS_PERF_DIR)
+	@python3 tools/bench_report.py --page $(DOCS_PERF_DIR) $(PERF_CSVS)
 
 # Doxygen runs every time (a few seconds): it alone knows what its pages depend on. Old pages
 # are removed first, so a page whose source is gone does not linger; the MathJax copy stays.
-docs: $(DOCS_IMAGES)
+docs: $(DOCS_IMAGES) docs-performance
 	@command -v $(DOXYGEN) >/dev/null 2>&1 || { \
 	  echo "make docs: '$(DOXYGEN)' not found. Run 'make deps', or: apt-get install doxygen graphviz libjs-mathjax" >&2; \
 	  exit 2; }
@@ -80,7 +92,7 @@ docs: $(DOCS_IMAGES)
 	@mkdir -p $(DOCS_HTML)
 	@find $(DOCS_HTML) -mindepth 1 -maxdepth 1 ! -name mathjax -exec rm -rf {} +
 	KIT_DOCS_OUT=$(DOCS_OUT) KIT_IMAGE_DIR=$(DOCS_IMAGE_DIR) KIT_MATHJAX_REL=mathjax \
-	  $(DOXYGEN) docs/Doxyfile
+	  KIT_PERF_DIR=$(DOCS_PERF_DIR) $(DOXYGEN) docs/Doxyfile
 	@if [ ! -f $(DOCS_HTML)/mathjax/MathJax.js ]; then \
 	  echo "copying MathJax from $(MATHJAX_DIR) to $(DOCS_HTML)/mathjax"; \
 	  rm -rf $(DOCS_HTML)/mathjax $(DOCS_HTML)/mathjax.tmp && \

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""make docs' last step: every local link of the generated HTML leads somewhere. A link to a
+"""make docs' last step: every local link of the generated HTML leads somewhere (href, src,
+and the data of an <object>, which is how Doxygen shows an SVG image). A link to a
 file must name one that exists; a link with #anchor must name an id or name in that page.
 Links with a scheme (https:, mailto:) are not followed (the docs are read offline), and
 MathJax's own files are not checked.
@@ -22,7 +23,7 @@ class Page(HTMLParser):
         for key in ("id", "name"):
             if attrs.get(key):
                 self.anchors.add(attrs[key])
-        for key in ("href", "src"):
+        for key in ("href", "src", "data"):  # data: an <object>, Doxygen's SVG images
             if attrs.get(key) is not None:
                 self.links.append(attrs[key])
 

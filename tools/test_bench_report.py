@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """check-host: tools/bench_report.py on rows shaped as common/bench_csv.c writes them (the
 header and a row of test_common's bench_csv suite): the charts are drawn, the table's ratios
-are the rows' own, and rows it cannot trust are refused."""
+are the rows' own, and rows it cannot trust are refused; and its --page mode, make docs'
+Performance page: it names each results file's device, driver, commit and date, gives every
+lab present its chart and table, and builds with no results file and without gnuplot."""
 
+import importlib.util
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,14 +20,22 @@ HEADER = ("device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,
           "std_sort_ms,floor_ms\n")
 
 
-def row(lab, tier, n, ms, radix, merge, cpu, floor=""):
-    return (f'"GPU ""X"", rev 2",13000,abc1234,{lab},{tier},{n},uniform,{ms:.4f},'
+def row(lab, tier, n, ms, radix, merge, cpu, floor="", device='"GPU ""X"", rev 2"'):
+    return (f'{device},13000,abc1234,{lab},{tier},{n},uniform,{ms:.4f},'
             f"{n / (ms * 1e6):.4f},{radix:.4f},{merge:.4f},{cpu:.4f},{floor}\n")
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location("bench_report", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class BenchReport(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="bench-report-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)
 
     def run_tool(self, *csv_texts):
         paths = []
@@ -32,6 +45,18 @@ class BenchReport(unittest.TestCase):
             paths.append(str(path))
         return subprocess.run([sys.executable, str(TOOL), str(self.tmp / "out"), *paths],
                               capture_output=True, text=True)
+
+    def run_page(self, files, env=None):
+        """--page out NAME... with files {NAME: text}, written in self.tmp/performance/."""
+        folder = self.tmp / "performance"
+        folder.mkdir(exist_ok=True)
+        for name, text in files.items():
+            (folder / name).write_text(text)
+        result = subprocess.run([sys.executable, str(TOOL), "--page", "out",
+                                 *(f"performance/{name}" for name in files)],
+                                cwd=self.tmp, capture_output=True, text=True, env=env)
+        page = self.tmp / "out" / "performance.md"
+        return result, page.read_text() if page.is_file() else ""
 
     def test_charts_and_table_from_two_files(self):
         radix = HEADER + row("radix", "keys", 1 << 20, 0.5, 0.2, 0.4, 60, "0.1000") + \
@@ -65,6 +90,109 @@ class BenchReport(unittest.TestCase):
             result = self.run_tool(text)
             self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
             self.assertIn(words, result.stderr)
+
+    H100 = "NVIDIA H100 80GB HBM3"
+
+    def results(self):
+        """An H100 file of two labs, an undated file of another GPU with a lab the kit lacks."""
+        h100 = HEADER + \
+            row("radix", "keys", 1 << 20, 0.5, 0.2, 0.4, 60, "0.1000", device=self.H100) + \
+            row("radix", "keys", 1 << 24, 1.5, 0.5, 0.9, 1200, "0.2500", device=self.H100) + \
+            row("oddeven", "global", 1024, 0.08, 0.02, 0.036, 0.08, device=self.H100)
+        box = HEADER + row("fancy", "one", 1 << 24, 3.0, 0.5, 0.9, 1200)
+        return {"lab-box.csv": box, "h100-2026-11-24.csv": h100}
+
+    def test_page_names_each_file_and_gives_every_lab_its_chart_and_table(self):
+        result, page = self.run_page(self.results())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("2 results files", result.stdout)
+        self.assertTrue(page.startswith("# Performance {#performance}\n"), page[:80])
+        # The dated file first, with where and when it was measured.
+        h100 = page.index("## NVIDIA H100 80GB HBM3, 2026-11-24 {#perf_h100_2026_11_24}")
+        box = page.index('## GPU \\"X\\", rev 2 {#perf_lab_box}')
+        self.assertLess(h100, box)
+        for words in ("- results file: `performance/h100-2026-11-24.csv` (3 rows)",
+                      "- device: NVIDIA H100 80GB HBM3",
+                      "- CUDA driver (`cudaDriverGetVersion`): 13.0 (13000)",
+                      "- kit commit: `abc1234`", "- measured on: 2026-11-24",
+                      "- results file: `performance/lab-box.csv` (1 row)",
+                      "- measured on: not in the file's name"):
+            self.assertIn(words, page)
+        # Every lab present: a section (the kit's labs by number, with their handout), a
+        # chart that exists, a table with the row's own ratios.
+        sections = re.findall(r"^### (.*) \{#(\w+)\}$", page, re.M)
+        self.assertEqual(sections, [
+            ("Every lab at n = 2^24", "perf_h100_2026_11_24_all"),
+            ("Lab 01: odd-even transposition sort", "perf_h100_2026_11_24_oddeven"),
+            ("Lab 04: radix sort built on scan", "perf_h100_2026_11_24_radix"),
+            ("Every lab at n = 2^24", "perf_lab_box_all"),
+            ("fancy", "perf_lab_box_fancy")])
+        self.assertIn("\\ref lab01", page)
+        self.assertIn("\\ref lab04", page)
+        images = re.findall(r'^\\image html (\S+) "[^"]*"$', page, re.M)
+        self.assertEqual(sorted(images), sorted([
+            "perf_h100_2026_11_24_all_2_24.svg", "perf_h100_2026_11_24_lab_oddeven.svg",
+            "perf_h100_2026_11_24_lab_radix.svg", "perf_lab_box_all_2_24.svg",
+            "perf_lab_box_lab_fancy.svg"]))
+        for image in images:
+            self.assertIn("<svg", (self.tmp / "out" / image).read_text(), image)
+        # 2^24 keys in 1.5 ms: 11.18 Gkeys/s; CUB radix 0.5 ms: 0.33x; merge 0.9 ms: 0.60x;
+        # std::sort 1200 ms: 800x; floor 0.25 ms of 1.5: 17%
+        self.assertIn("| keys | 2<sup>24</sup> | 1.500 | 11.18 | 0.33x | 0.60x | 800x | 17\\% |",
+                      page)
+        self.assertIn("| radix | keys | 2<sup>24</sup> | 1.500 | 11.18 |", page)  # at 2^24
+        self.assertIn("| global | 2<sup>10</sup> | 0.080 | 0.0128 | 0.25x | 0.45x | 1.00x | - |",
+                      page)
+        self.assertIn("| one | 2<sup>24</sup> | 3.000 | 5.59 | 0.17x | 0.30x | 400x | - |", page)
+        self.assertNotIn("No results file", page)
+        self.assertIn("make gpu-check GPU_CHECK_STEPS=bench", page)
+        self.assertIn("make bench-report BENCH_CSV=", page)
+
+    def test_page_without_results_says_so(self):
+        result, page = self.run_page({})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("No results file is committed yet", page)
+        self.assertNotIn("\\image", page)
+        for words in ("## Measure your own GPU {#perf_regenerate}",
+                      "## Commit a results file {#perf_commit}",
+                      "make gpu-check GPU_CHECK_STEPS=bench", "make bench-report BENCH_CSV=",
+                      "docs/performance/h100-2026-11-24.csv"):
+            self.assertIn(words, page)
+
+    def test_page_without_gnuplot_keeps_the_tables(self):
+        env = dict(os.environ, PATH=str(self.tmp / "nowhere"))
+        result, page = self.run_page(self.results(), env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no gnuplot", result.stderr)
+        self.assertIn("No charts: gnuplot was not found", page)
+        self.assertNotIn("\\image", page)
+        self.assertIn("| keys | 2<sup>24</sup> | 1.500 | 11.18 |", page)
+        self.assertEqual(list((self.tmp / "out").glob("*.svg")), [])
+
+    def test_page_refuses_a_results_file_it_cannot_read(self):
+        result, page = self.run_page({"good.csv": self.results()["lab-box.csv"],
+                                      "bad-2026-01-01.csv": "n,ms\n1,2\n"})
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertIn("bad-2026-01-01.csv: the header", result.stderr)
+
+    def test_page_shows_the_later_of_two_rows_of_one_size(self):
+        twice = HEADER + row("radix", "keys", 1 << 20, 0.5, 0.2, 0.4, 60) + \
+            row("radix", "keys", 1 << 20, 0.25, 0.2, 0.4, 60)
+        result, page = self.run_page({"twice.csv": twice})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("measured twice", result.stderr)
+        self.assertIn("| keys | 2<sup>20</sup> | 0.250 |", page)
+        self.assertNotIn("| keys | 2<sup>20</sup> | 0.500 |", page)
+
+    def test_doxygen_text_escapes_what_doxygen_would_read(self):
+        tool = load_tool()
+        self.assertEqual(tool.doxygen_text("NVIDIA H100 80GB HBM3"), "NVIDIA H100 80GB HBM3")
+        self.assertEqual(tool.doxygen_text('a<b> #1 & 5% @x $y \\z "q" | r'),
+                         'a\\<b\\> \\#1 \\& 5\\% \\@x \\$y \\\\z \\"q\\" \\| r')
+        self.assertEqual(tool.doxygen_text("x | y", heading=True), "x y")
+        self.assertEqual(tool.doxygen_text("_a_ *b* `c` [d]"), "a b c d")
+        self.assertEqual(tool.doxygen_text(""), "(none)")
+        self.assertEqual(tool.slug("H100-2026-11-24"), "h100_2026_11_24")
 
 
 if __name__ == "__main__":
