@@ -764,7 +764,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 5)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -892,8 +892,8 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(u
  * tile. For each item, __match_any_sync() gives the lanes with the same digit (its *peers*);
  * the highest peer (the *leader*) reads the warp's counter of the digit in @p s_counts (this
  * warp's RADIX_ONESWEEP_DIGITS counters) and adds the number of peers; each lane's rank is the
- * counter before that plus its peers in lower lanes. A key with `valid[k]` 0 (past the end of
- * the array) has the digit 256, which no real key has, and counts nowhere. On return
+ * counter before that plus its peers in lower lanes. A key whose bit k of @p valid is 0 (past
+ * the end of the array) has the digit 256, which no real key has, and counts nowhere. On return
  * @p s_counts holds the warp's count of every digit. Every lane of the warp must call it.
  */
 __device__ void onesweep_rank_warp(const unsigned int *keys, unsigned int valid, unsigned int shift,
