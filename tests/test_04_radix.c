@@ -1,6 +1,6 @@
 /* GPU suites of Lab 04 (radix sort built on scan): one suite per TODO, so each part of the lab
  * is tested on its own. Suite names are what the grader scores: 4.1_scan, 4.2_split,
- * 4.3_digits, 4.4_types_pairs; 4.0_references is a host suite that checks this file's own CPU
+ * 4.3_digits, 4.4_types_pairs, and the bonus suites 4.5_lookback_scan and 4.6_onesweep; 4.0_references is a host suite that checks this file's own CPU
  * models (it needs no GPU and is worth no points).
  *
  * Every input that carries values carries its keys' positions (0 .. n-1), so a value names
@@ -226,8 +226,12 @@ done:
 /* ---- 4.1 scan ---------------------------------------------------------------------------------
  */
 
-/* Scans (n, dist, seed) on the GPU, with radix_scan_block when `block`, else radix_scan; in
- * place or into a second buffer. The values are keys of the distribution: uniform keys make
+/* Which scan check_scan() calls: radix_scan, radix_scan_block, radix_scan_lookback. */
+enum { SCAN_MULTI = 0, SCAN_BLOCK = 1, SCAN_LOOKBACK = 2 };
+
+/* Scans (n, dist, seed) on the GPU, with radix_scan_block when `block` is SCAN_BLOCK,
+ * radix_scan_lookback when it is SCAN_LOOKBACK, else radix_scan; in place or into a second
+ * buffer. The values are keys of the distribution: uniform keys make
  * sums that wrap many times. Keys only (no kit_pairs values): the 2^28 values of the largest
  * scan need 3 GiB of host memory this way, not 7. */
 static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_place)
@@ -236,8 +240,11 @@ static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_
     kit_device_pairs in = {NULL, NULL}, out = {NULL, NULL};
     int ok = 0;
     char what[200];
-    snprintf(what, sizeof what, "%s(n=%zu, values=%s, seed=%llu, %s)",
-             block ? "radix_scan_block" : "radix_scan", n, kit_dist_name(dist),
+    const char *name = block == SCAN_LOOKBACK ? "radix_scan_lookback"
+                       : block == SCAN_BLOCK  ? "radix_scan_block"
+                                              : "radix_scan";
+    unsigned tile = block == SCAN_LOOKBACK ? RADIX_LOOKBACK_TILE : RADIX_SCAN_TILE;
+    snprintf(what, sizeof what, "%s(n=%zu, values=%s, seed=%llu, %s)", name, n, kit_dist_name(dist),
              (unsigned long long)seed, in_place ? "in place" : "into another buffer");
     if (!kit_pairs_alloc_parts(&p, n, KIT_PAIRS_EXPECT)) {
         goto done;
@@ -249,8 +256,9 @@ static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_
         goto done;
     }
     const kit_device_pairs *result = in_place ? &in : &out;
-    cudaError_t err =
-        block ? radix_scan_block(in.keys, result->keys, n) : radix_scan(in.keys, result->keys, n);
+    cudaError_t err = block == SCAN_LOOKBACK ? radix_scan_lookback(in.keys, result->keys, n)
+                      : block == SCAN_BLOCK  ? radix_scan_block(in.keys, result->keys, n)
+                                             : radix_scan(in.keys, result->keys, n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
     } else if (kit_device_pairs_download(what, result, &p)) {
@@ -258,9 +266,9 @@ static int check_scan(size_t n, kit_dist dist, uint64_t seed, int block, int in_
         for (size_t i = 0; i < n && ok; i++) {
             if (p.out_keys[i] != p.expect_keys[i]) {
                 KIT_FAIL("%s: out[%zu] should be %u (the sum of in[0..%zu), modulo 2^32), got %u "
-                         "(block %zu of %u values)",
-                         what, i, p.expect_keys[i], i, p.out_keys[i], i / RADIX_SCAN_TILE,
-                         RADIX_SCAN_TILE);
+                         "(%s %zu of %u values)",
+                         what, i, p.expect_keys[i], i, p.out_keys[i],
+                         block == SCAN_LOOKBACK ? "tile" : "block", i / tile, tile);
                 ok = 0;
             }
         }
@@ -1178,6 +1186,168 @@ static void test_types_large_not_power_of_two(void)
     check_typed(3 * ((size_t)1 << 22) + 5, KIT_DIST_FEW_UNIQUE, 51, TYPE_U32, 1, 1);
 }
 
+/* ---- 4.5 (bonus) single-pass scan with decoupled look-back -------------------------------------
+ * The same checks as radix_scan's (check_scan with SCAN_LOOKBACK): the CPU's scan modulo 2^32,
+ * in place and not. The sizes go around tiles of RADIX_LOOKBACK_TILE values and around windows
+ * of 32 tiles (a warp looks back at 32 predecessors at once). */
+
+static void test_lookback_quick(void)
+{
+    const size_t t = RADIX_LOOKBACK_TILE;
+    if (!check_scan(1, KIT_DIST_UNIFORM, seed_for(60, 1), SCAN_LOOKBACK, 0) ||
+        !check_scan(t + 1, KIT_DIST_UNIFORM, seed_for(60, t + 1), SCAN_LOOKBACK, 0)) {
+        return;
+    }
+    check_scan(3 * t + 5, KIT_DIST_ZERO_ONE, seed_for(60, 3 * t + 5), SCAN_LOOKBACK, 1);
+}
+
+/* Every size of DESIGN.md, every kind of values, in place and not. */
+static void test_lookback_sizes(void)
+{
+    for (size_t s = 0; s < kit_test_size_count; s++) {
+        size_t n = kit_test_sizes[s];
+        for (size_t k = 0; k < SCAN_DIST_COUNT; k++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                if (!check_scan(n, scan_dists[k], seed_for(61, n), SCAN_LOOKBACK, in_place)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/* Around tiles (one, two, a partial last one) and windows of 32 tiles (the look-back's steps). */
+static void test_lookback_tiles(void)
+{
+    const size_t t = RADIX_LOOKBACK_TILE;
+    const size_t sizes[] = {t - 1,      t,      t + 1,      2 * t - 1,  2 * t + 1,
+                            31 * t + 5, 32 * t, 33 * t + 1, 65 * t - 1, 100 * t + 7};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        if (!check_scan(sizes[s], KIT_DIST_UNIFORM, seed_for(62, sizes[s]), SCAN_LOOKBACK, 0) ||
+            !check_scan(sizes[s], KIT_DIST_ALL_EQUAL, seed_for(62, sizes[s]), SCAN_LOOKBACK, 1) ||
+            !check_scan(sizes[s], KIT_DIST_EXTREMES, seed_for(62, sizes[s]), SCAN_LOOKBACK, 0)) {
+            return;
+        }
+    }
+}
+
+/* 2^24 + 1 values (a last tile of one value), and 2^24 - 3 extremes in place (sums wrap). */
+static void test_lookback_large_2_24(void)
+{
+    size_t n = (size_t)1 << 24;
+    if (!check_scan(n + 1, KIT_DIST_UNIFORM, 63, SCAN_LOOKBACK, 0)) {
+        return;
+    }
+    check_scan(n - 3, KIT_DIST_EXTREMES, 63, SCAN_LOOKBACK, 1);
+}
+
+/* ---- 4.6 (bonus) onesweep radix sort ------------------------------------------------------------
+ * Sorted, the same keys, and with values (each key's input position) every value with its key
+ * and equal keys in input order: stable. */
+
+/* Sorts (n, dist, seed) with the onesweep sort, pairs when *ctx (an int) is not 0. */
+static int check_onesweep(size_t n, kit_dist dist, uint64_t seed, const void *ctx)
+{
+    int with_values = *(const int *)ctx;
+    kit_pairs p;
+    kit_device_pairs d = {NULL, NULL};
+    int ok = 0;
+    char what[200];
+    snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu)",
+             with_values ? "radix_sort_onesweep_pairs" : "radix_sort_onesweep_keys", n,
+             kit_dist_name(dist), (unsigned long long)seed);
+    if (!kit_pairs_alloc_parts(&p, n, with_values ? KIT_PAIRS_VALUES : 0)) {
+        goto done;
+    }
+    kit_generate_u32(p.in_keys, n, dist, seed);
+    if (!kit_device_pairs_upload(&d, &p, with_values)) {
+        goto done;
+    }
+    cudaError_t err = with_values ? radix_sort_onesweep_pairs(d.keys, d.values, n)
+                                  : radix_sort_onesweep_keys(d.keys, n);
+    if (err != cudaSuccess) {
+        kit_fail_call(what, err);
+    } else if (kit_device_pairs_download(what, &d, &p)) {
+        kit_verdict v = with_values ? kit_verify_pairs_u32(p.in_keys, p.out_keys, p.out_values, n,
+                                                           KIT_VERIFY_STABLE)
+                                    : kit_verify_u32(p.in_keys, p.out_keys, n, 0);
+        ok = v.status == KIT_VERIFY_OK;
+        if (!ok) {
+            KIT_FAIL("%s: %s", what, v.message);
+        }
+    }
+done:
+    kit_device_pairs_free(&d);
+    kit_pairs_free(&p);
+    return ok;
+}
+
+static const int onesweep_keys_only = 0, onesweep_pairs = 1;
+
+static void test_onesweep_quick(void)
+{
+    const size_t t = RADIX_ONESWEEP_TILE;
+    if (!check_onesweep(1000, KIT_DIST_FEW_UNIQUE, seed_for(70, 1000), &onesweep_pairs) ||
+        !check_onesweep(t + 1, KIT_DIST_UNIFORM, seed_for(70, t + 1), &onesweep_keys_only)) {
+        return;
+    }
+    check_onesweep(3 * t + 5, KIT_DIST_REVERSED, seed_for(70, 3 * t + 5), &onesweep_pairs);
+}
+
+/* Keys only: every size of DESIGN.md up to 2^20, every distribution. */
+static void test_onesweep_keys(void)
+{
+    kit_check_sweep(check_onesweep, &onesweep_keys_only, 0, (size_t)1 << 20, NULL, 0, 71);
+}
+
+/* Pairs: every size of DESIGN.md, every distribution, stable. */
+static void test_onesweep_pairs(void)
+{
+    kit_check_sweep(check_onesweep, &onesweep_pairs, 0, (size_t)1 << 22, NULL, 0, 72);
+}
+
+/* Around tiles and many tiles (look-back over long chains), then the largest n refused. */
+static void test_onesweep_tiles(void)
+{
+    const size_t t = RADIX_ONESWEEP_TILE;
+    const size_t sizes[] = {t - 1, t, t + 1, 2 * t - 1, 3 * t + 1, 33 * t + 7, 300 * t + 11};
+    const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (size_t k = 0; k < 3; k++) {
+            if (!check_onesweep(sizes[s], dists[k], seed_for(73, sizes[s]), &onesweep_pairs)) {
+                return;
+            }
+        }
+    }
+    /* Its words count in 30 bits: more keys are refused (checked once the sort works). */
+    cudaError_t err = radix_sort_onesweep_keys(NULL, (size_t)RADIX_ONESWEEP_MAX_N + 1);
+    if (err != cudaErrorInvalidValue) {
+        KIT_FAIL("radix_sort_onesweep_keys(n=%zu) must return cudaErrorInvalidValue (more than "
+                 "RADIX_ONESWEEP_MAX_N keys), got %s",
+                 (size_t)RADIX_ONESWEEP_MAX_N + 1, cudaGetErrorName(err));
+    }
+}
+
+/* 2^24 uniform keys, and 2^24 + 1 few-unique keys (a last tile of one key). */
+static void test_onesweep_large_keys(void)
+{
+    size_t n = (size_t)1 << 24;
+    if (!check_onesweep(n, KIT_DIST_UNIFORM, 74, &onesweep_keys_only)) {
+        return;
+    }
+    check_onesweep(n + 1, KIT_DIST_FEW_UNIQUE, 74, &onesweep_keys_only);
+}
+
+/* 2^24 uniform pairs, and 2^24 - 3 pairs of extremes (long runs of equal keys: stability). */
+static void test_onesweep_large_pairs(void)
+{
+    size_t n = (size_t)1 << 24;
+    if (!check_onesweep(n, KIT_DIST_UNIFORM, 75, &onesweep_pairs)) {
+        return;
+    }
+    check_onesweep(n - 3, KIT_DIST_EXTREMES, 75, &onesweep_pairs);
+}
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("4.0_references", 0);
@@ -1221,4 +1391,18 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24_i32", test_types_large_i32);
     kit_add_test(s, "large_2_24_f32", test_types_large_f32);
     kit_add_test(s, "large_not_power_of_two", test_types_large_not_power_of_two);
+
+    s = kit_add_suite("4.5_lookback_scan", 1);
+    kit_add_sanitized_test(s, "quick", test_lookback_quick);
+    kit_add_test(s, "all_sizes", test_lookback_sizes);
+    kit_add_test(s, "tile_boundaries", test_lookback_tiles);
+    kit_add_test(s, "large_2_24", test_lookback_large_2_24);
+
+    s = kit_add_suite("4.6_onesweep", 1);
+    kit_add_sanitized_test(s, "quick", test_onesweep_quick);
+    kit_add_test(s, "keys_all_sizes", test_onesweep_keys);
+    kit_add_test(s, "pairs_all_sizes", test_onesweep_pairs);
+    kit_add_test(s, "tile_boundaries", test_onesweep_tiles);
+    kit_add_test(s, "large_2_24_keys", test_onesweep_large_keys);
+    kit_add_test(s, "large_2_24_pairs", test_onesweep_large_pairs);
 }

@@ -16,7 +16,12 @@
  *   (radix_pass()); the sort that skips passes whose digit is the same for every key
  *   (radix_sort_counted());
  * - TODO 4.4, key types and pairs: signed and float keys through the order-preserving bit
- *   flips of keyflip.h, key/value pairs, descending order.
+ *   flips of keyflip.h, key/value pairs, descending order;
+ * - TODO 4.5 (bonus), single-pass scan: the scan of any n in one launch, each tile finding its
+ *   offset by *decoupled look-back* at the tiles before it (radix_scan_lookback());
+ * - TODO 4.6 (bonus), onesweep: the radix sort of 8-bit digits that reads and writes the keys
+ *   once per pass, its offsets found by look-back (radix_sort_onesweep_keys(),
+ *   radix_sort_onesweep_pairs()).
  *
  * Keys are `unsigned int` unless a function says otherwise; each key may carry an
  * `unsigned int` value (`d_values` NULL: keys only). Every sort here is **stable**: keys that
@@ -57,6 +62,24 @@ extern "C" {
 
 /** Items per block of the scan: radix_scan_block() scans at most this many. */
 #define RADIX_SCAN_TILE 1024u
+
+/** Items per tile of the single-pass scan (TODO 4.5): 256 threads, 16 items each. */
+#define RADIX_LOOKBACK_TILE 4096u
+
+/** Bits per digit of the onesweep sort (TODO 4.6), whatever ::RADIX_BITS is: 4 passes. */
+#define RADIX_ONESWEEP_BITS 8u
+
+/** Digits of a onesweep pass: 256. */
+#define RADIX_ONESWEEP_DIGITS (1u << RADIX_ONESWEEP_BITS)
+
+/** Keys per tile of a onesweep pass (TODO 4.6): 256 threads, 16 keys each. */
+#define RADIX_ONESWEEP_TILE 4096u
+
+/**
+ * The largest n the onesweep sort takes: 2^30 - 1 keys. Its look-back words hold a count in
+ * 30 bits and a status in 2 (see the handout).
+ */
+#define RADIX_ONESWEEP_MAX_N ((1u << 30) - 1u)
 
 /** The number of tiles of ::RADIX_TILE keys of an array of @p n keys (the last may be partial). */
 KIT_HOST_DEVICE static inline size_t radix_tile_count(size_t n)
@@ -204,6 +227,36 @@ cudaError_t radix_sort_i32(int *d_keys, unsigned int *d_values, size_t n, int de
  * be NULL.
  */
 cudaError_t radix_sort_f32(float *d_keys, unsigned int *d_values, size_t n, int descending);
+
+/* ---- TODO 4.5 (bonus): single-pass scan with decoupled look-back ----------------------------- */
+
+/**
+ * TODO 4.5 (bonus): the exclusive scan of any @p n values (sums modulo 2^32), the same contract
+ * as radix_scan() (@p d_out may be @p d_in), in **one** pass over the data: each block takes
+ * the next tile of ::RADIX_LOOKBACK_TILE values (its number from an atomic counter), publishes
+ * its sum, finds the sum of every value before its tile by looking back at the tiles before
+ * it, publishes its inclusive prefix, and writes its tile. Reads n words and writes n words.
+ * Allocates a small workspace (8 bytes per tile).
+ */
+cudaError_t radix_scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n);
+
+/* ---- TODO 4.6 (bonus): onesweep radix sort ---------------------------------------------------- */
+
+/**
+ * TODO 4.6 (bonus): sorts @p n keys in place, ascending and stable, by the onesweep method:
+ * one read of the keys computes the histograms of all four 8-bit digits, then each of the four
+ * passes reads and writes the keys once, every tile of ::RADIX_ONESWEEP_TILE keys finding its
+ * offset for every digit by look-back at the tiles before it. @p n above
+ * ::RADIX_ONESWEEP_MAX_N: cudaErrorInvalidValue.
+ */
+cudaError_t radix_sort_onesweep_keys(unsigned int *d_keys, size_t n);
+
+/**
+ * TODO 4.6 (bonus): radix_sort_onesweep_keys() with a value for each key (@p d_values NULL:
+ * keys only), in place, ascending and stable: equal keys keep their input order, with their
+ * values.
+ */
+cudaError_t radix_sort_onesweep_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n);
 
 #ifdef __cplusplus
 }
