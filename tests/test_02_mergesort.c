@@ -664,21 +664,20 @@ typedef struct {
     const char *tiles_name; /* "mergesort_sort_tiles" */
     const char *pairs_name;
     const char *keys_name;
-    const char *tier;       /* "2.4, the sort" */
-    size_t tile;            /* keys per tile */
+    const char *tier; /* "2.4, the sort" */
+    size_t tile;      /* keys per tile */
 } sorter;
 
-static const sorter shared_sort = {mergesort_sort_tiles, mergesort_sort_pairs, mergesort_sort_keys,
-                                   "mergesort_sort_tiles", "mergesort_sort_pairs",
-                                   "mergesort_sort_keys", "2.4, the sort", MERGESORT_TILE};
-static const sorter reg_sort = {mergesort_sort_tiles_reg, mergesort_sort_pairs_reg,
-                                mergesort_sort_keys_reg, "mergesort_sort_tiles_reg",
+static const sorter shared_sort = {
+    mergesort_sort_tiles,   mergesort_sort_pairs,  mergesort_sort_keys, "mergesort_sort_tiles",
+    "mergesort_sort_pairs", "mergesort_sort_keys", "2.4, the sort",     MERGESORT_TILE};
+static const sorter reg_sort = {mergesort_sort_tiles_reg,   mergesort_sort_pairs_reg,
+                                mergesort_sort_keys_reg,    "mergesort_sort_tiles_reg",
                                 "mergesort_sort_pairs_reg", "mergesort_sort_keys_reg",
                                 "2.6, merges in registers", MERGESORT_REG_TILE};
 
 /* Sorts the tiles of (n, dist, seed) with `so` and checks each one: sorted and stable. */
-static int check_tiles_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed,
-                          int with_values)
+static int check_tiles_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
     kit_pairs p;
     kit_device_pairs d = {NULL, NULL};
@@ -741,8 +740,7 @@ static int check_sort_input_of(const sorter *so, kit_pairs *p, const char *input
     return ok;
 }
 
-static int check_sort_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed,
-                         int with_values)
+static int check_sort_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
     kit_pairs p;
     int ok = 0;
@@ -876,13 +874,23 @@ static const sort_case REG_WITH_VALUES = {&reg_sort, 1}, REG_KEYS_ONLY = {&reg_s
 
 /* Around one tile, a tile and a thread more, several tiles, and a pass's last tile short
  * (3 tiles: the second pass merges 2 tiles with 1). */
-static const size_t reg_edge_sizes[] = {
-    MERGESORT_REG_VT - 1,   MERGESORT_REG_VT,      MERGESORT_REG_VT + 1,
-    REG_TILE_KEYS - 1,      REG_TILE_KEYS,         REG_TILE_KEYS + 1,
-    REG_TILE_KEYS + MERGESORT_REG_VT, 2 * REG_TILE_KEYS - 1, 2 * REG_TILE_KEYS,
-    2 * REG_TILE_KEYS + 1,  3 * REG_TILE_KEYS,     3 * REG_TILE_KEYS + 1,
-    4 * REG_TILE_KEYS - 1,  4 * REG_TILE_KEYS,     4 * REG_TILE_KEYS + 1,
-    5 * REG_TILE_KEYS + 7,  9 * REG_TILE_KEYS - 5};
+static const size_t reg_edge_sizes[] = {MERGESORT_REG_VT - 1,
+                                        MERGESORT_REG_VT,
+                                        MERGESORT_REG_VT + 1,
+                                        REG_TILE_KEYS - 1,
+                                        REG_TILE_KEYS,
+                                        REG_TILE_KEYS + 1,
+                                        REG_TILE_KEYS + MERGESORT_REG_VT,
+                                        2 * REG_TILE_KEYS - 1,
+                                        2 * REG_TILE_KEYS,
+                                        2 * REG_TILE_KEYS + 1,
+                                        3 * REG_TILE_KEYS,
+                                        3 * REG_TILE_KEYS + 1,
+                                        4 * REG_TILE_KEYS - 1,
+                                        4 * REG_TILE_KEYS,
+                                        4 * REG_TILE_KEYS + 1,
+                                        5 * REG_TILE_KEYS + 7,
+                                        9 * REG_TILE_KEYS - 5};
 #define REG_EDGE_SIZE_COUNT (sizeof reg_edge_sizes / sizeof reg_edge_sizes[0])
 
 /* The tiles, and sorts through one merge pass (3000 keys) and three (5 tiles and 7 keys: a
@@ -932,8 +940,8 @@ static void test_reg_tiles(void)
 /* The kit's sizes up to 4097 (0 to 3, warps, blocks), and the tile's edges. */
 static void test_reg_small_sizes(void)
 {
-    kit_check_sweep(check_sort_case, &REG_WITH_VALUES, 0, 4097, reg_edge_sizes,
-                    REG_EDGE_SIZE_COUNT, 602);
+    kit_check_sweep(check_sort_case, &REG_WITH_VALUES, 0, 4097, reg_edge_sizes, REG_EDGE_SIZE_COUNT,
+                    602);
 }
 
 /* The kit's sizes up to 2^22, and sizes whose passes end in short or lone runs. */

@@ -313,7 +313,7 @@ cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk,
  * the arrays go to local memory.
  */
 __device__ __forceinline__ void reg_sort_network(unsigned int keys[REG_VT],
-                                                        unsigned int values[REG_VT])
+                                                 unsigned int values[REG_VT])
 {
     /* TODO 2.6: REG_VT phases of compare-exchanges, unrolled, strict < (stable) */
     KIT_UNUSED(keys, values);
@@ -325,8 +325,7 @@ __device__ __forceinline__ void reg_sort_network(unsigned int keys[REG_VT],
  * keys), how many come from @p a. The same search, cheaper per step than its `size_t` twin.
  */
 __device__ __forceinline__ unsigned reg_co_rank(const unsigned int *a, unsigned na,
-                                                       const unsigned int *b, unsigned nb,
-                                                       unsigned k)
+                                                const unsigned int *b, unsigned nb, unsigned k)
 {
     /* TODO 2.6: the binary search of 2.3 on unsigned indices */
     KIT_UNUSED(a, na, b, nb, k);
@@ -342,10 +341,9 @@ __device__ __forceinline__ unsigned reg_co_rank(const unsigned int *a, unsigned 
  * both runs it still fills every register (with what it likes) but reads nothing outside
  * them. It keeps the next key of each run in a register, so each step reads one key.
  */
-__device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys,
-                                                        unsigned i, unsigned a_end, unsigned j,
-                                                        unsigned b_end, unsigned int keys[REG_VT],
-                                                        unsigned from[REG_VT])
+__device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys, unsigned i,
+                                                 unsigned a_end, unsigned j, unsigned b_end,
+                                                 unsigned int keys[REG_VT], unsigned from[REG_VT])
 {
     /* TODO 2.6: REG_VT steps, the next key of each run kept in a register */
     KIT_UNUSED(shared_keys, i, a_end, j, b_end, keys, from);
@@ -396,8 +394,8 @@ cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src
  * `k = b * REG_TILE - start of m` of that merge; `splits[b]` gets its co-rank there, by
  * ::merge_path_co_rank (2.3) on the merge's runs in global memory.
  */
-__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width,
-                                     size_t tiles, size_t *splits)
+__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width, size_t tiles,
+                                     size_t *splits)
 {
     size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= tiles) {
@@ -456,8 +454,8 @@ __global__ void __launch_bounds__(REG_THREADS)
  * (n > 0).
  */
 cudaError_t reg_merge_pass(const unsigned int *src_keys, const unsigned int *src_values,
-                           unsigned int *dst_keys, unsigned int *dst_values, size_t n,
-                           size_t width, size_t *splits)
+                           unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width,
+                           size_t *splits)
 {
     /* TODO 2.6: the partition, then one block per tile of output */
     KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width, splits);

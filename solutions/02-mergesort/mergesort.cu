@@ -516,7 +516,7 @@ cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk,
  * the arrays go to local memory.
  */
 __device__ __forceinline__ void reg_sort_network(unsigned int keys[REG_VT],
-                                                        unsigned int values[REG_VT])
+                                                 unsigned int values[REG_VT])
 {
     /* BEGIN SOLUTION 2.6 REG_VT phases of compare-exchanges, unrolled, strict < (stable) */
 #pragma unroll
@@ -543,8 +543,7 @@ __device__ __forceinline__ void reg_sort_network(unsigned int keys[REG_VT],
  * keys), how many come from @p a. The same search, cheaper per step than its `size_t` twin.
  */
 __device__ __forceinline__ unsigned reg_co_rank(const unsigned int *a, unsigned na,
-                                                       const unsigned int *b, unsigned nb,
-                                                       unsigned k)
+                                                const unsigned int *b, unsigned nb, unsigned k)
 {
     /* BEGIN SOLUTION 2.6 the binary search of 2.3 on unsigned indices */
     unsigned lo = k > nb ? k - nb : 0;
@@ -573,10 +572,9 @@ __device__ __forceinline__ unsigned reg_co_rank(const unsigned int *a, unsigned 
  * both runs it still fills every register (with what it likes) but reads nothing outside
  * them. It keeps the next key of each run in a register, so each step reads one key.
  */
-__device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys,
-                                                        unsigned i, unsigned a_end, unsigned j,
-                                                        unsigned b_end, unsigned int keys[REG_VT],
-                                                        unsigned from[REG_VT])
+__device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys, unsigned i,
+                                                 unsigned a_end, unsigned j, unsigned b_end,
+                                                 unsigned int keys[REG_VT], unsigned from[REG_VT])
 {
     /* BEGIN SOLUTION 2.6 REG_VT steps, the next key of each run kept in a register */
     unsigned int a = i < a_end ? shared_keys[i] : 0u;
@@ -626,11 +624,11 @@ __global__ void __launch_bounds__(REG_THREADS)
     reg_sort_network(keys, values);
     for (unsigned coop = 2; coop <= REG_THREADS; coop *= 2) {
         reg_to_shared(keys, values, with_values, shared_keys, shared_values);
-        unsigned width = coop / 2 * REG_VT;                     /* keys per run */
-        unsigned start = threadIdx.x / coop * coop * REG_VT;    /* this merge's left run */
-        unsigned diag = threadIdx.x % coop * REG_VT;            /* this thread's first output */
-        unsigned i = reg_co_rank(shared_keys + start, width, shared_keys + start + width, width,
-                                 diag);
+        unsigned width = coop / 2 * REG_VT;                  /* keys per run */
+        unsigned start = threadIdx.x / coop * coop * REG_VT; /* this merge's left run */
+        unsigned diag = threadIdx.x % coop * REG_VT;         /* this thread's first output */
+        unsigned i =
+            reg_co_rank(shared_keys + start, width, shared_keys + start + width, width, diag);
         unsigned from[REG_VT];
         reg_serial_merge(shared_keys, start + i, start + width, start + width + (diag - i),
                          start + 2 * width, keys, from);
@@ -655,7 +653,7 @@ cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src
     /* BEGIN SOLUTION 2.6 one block per tile, the last may be partial */
     size_t tiles = (n - 1) / REG_TILE + 1;
     reg_sort_tile_kernel<<<(unsigned)tiles, REG_THREADS>>>(src_keys, src_values, dst_keys,
-                                                          dst_values, n);
+                                                           dst_values, n);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -670,8 +668,8 @@ cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src
  * `k = b * REG_TILE - start of m` of that merge; `splits[b]` gets its co-rank there, by
  * ::merge_path_co_rank (2.3) on the merge's runs in global memory.
  */
-__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width,
-                                     size_t tiles, size_t *splits)
+__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width, size_t tiles,
+                                     size_t *splits)
 {
     size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= tiles) {
@@ -680,8 +678,8 @@ __global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t 
     /* BEGIN SOLUTION 2.6 the merge of this tile's first output, then its co-rank */
     size_t first = b * REG_TILE;
     merge_runs r = merge_at(n, width, first / (2 * width));
-    splits[b] = merge_path_co_rank(keys + r.start, r.na, keys + r.start + r.na, r.nb,
-                                   first - r.start);
+    splits[b] =
+        merge_path_co_rank(keys + r.start, r.na, keys + r.start + r.na, r.nb, first - r.start);
     /* END SOLUTION */
 }
 
@@ -754,14 +752,14 @@ __global__ void __launch_bounds__(REG_THREADS)
  * (n > 0).
  */
 cudaError_t reg_merge_pass(const unsigned int *src_keys, const unsigned int *src_values,
-                           unsigned int *dst_keys, unsigned int *dst_values, size_t n,
-                           size_t width, size_t *splits)
+                           unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width,
+                           size_t *splits)
 {
     /* BEGIN SOLUTION 2.6 the partition, then one block per tile of output */
     CUDA_TRY(reg_partition(src_keys, n, width, splits));
     size_t tiles = (n - 1) / REG_TILE + 1;
     reg_merge_kernel<<<(unsigned)tiles, REG_THREADS>>>(src_keys, src_values, dst_keys, dst_values,
-                                                      n, width, splits);
+                                                       n, width, splits);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
