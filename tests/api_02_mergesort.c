@@ -17,3 +17,6 @@ KIT_REMOTE_FN6(cudaError_t, mergesort_pass_merge_path, 0, const unsigned int *,
 KIT_REMOTE_FN3(cudaError_t, mergesort_sort_tiles, 0, unsigned int *, unsigned int *, size_t)
 KIT_REMOTE_FN3(cudaError_t, mergesort_sort_pairs, 0, unsigned int *, unsigned int *, size_t)
 KIT_REMOTE_FN2(cudaError_t, mergesort_sort_keys, 0, unsigned int *, size_t)
+KIT_REMOTE_FN3(cudaError_t, mergesort_sort_tiles_reg, 0, unsigned int *, unsigned int *, size_t)
+KIT_REMOTE_FN3(cudaError_t, mergesort_sort_pairs_reg, 0, unsigned int *, unsigned int *, size_t)
+KIT_REMOTE_FN2(cudaError_t, mergesort_sort_keys_reg, 0, unsigned int *, size_t)

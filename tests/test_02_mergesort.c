@@ -1,6 +1,7 @@
 /* Suites of Lab 02 (stable merge sort in three tiers): one suite per TODO, so each part of the
  * lab is tested on its own. Suite names are what the grader scores: 2.1_thread_per_merge,
- * 2.2_block_per_merge, 2.3_co_rank_host (on the CPU: no GPU needed), 2.3_merge_path, 2.4_sort.
+ * 2.2_block_per_merge, 2.3_co_rank_host (on the CPU: no GPU needed), 2.3_merge_path, 2.4_sort,
+ * and the bonus 2.6_register_merge (the sort with its merges in registers).
  *
  * Every input carries values that are the keys' positions in the input (0 .. n-1), so a value
  * names the key it must travel with, and stability is checked everywhere: equal keys must come
@@ -681,16 +682,37 @@ static void test_path_large(void)
 /* ---- 2.4 the sort -----------------------------------------------------------------------------
  */
 
-/* Sorts the tiles of (n, dist, seed) and checks each one: sorted and stable. */
-static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int with_values)
+/* A whole sort as the API gives it: its tiles, pairs and keys only, and how messages name
+ * them. */
+typedef struct {
+    cudaError_t (*tiles)(unsigned int *, unsigned int *, size_t);
+    cudaError_t (*pairs)(unsigned int *, unsigned int *, size_t);
+    cudaError_t (*keys)(unsigned int *, size_t);
+    const char *tiles_name; /* "mergesort_sort_tiles" */
+    const char *pairs_name;
+    const char *keys_name;
+    const char *tier; /* "2.4, the sort" */
+    size_t tile;      /* keys per tile */
+} sorter;
+
+static const sorter shared_sort = {
+    mergesort_sort_tiles,   mergesort_sort_pairs,  mergesort_sort_keys, "mergesort_sort_tiles",
+    "mergesort_sort_pairs", "mergesort_sort_keys", "2.4, the sort",     MERGESORT_TILE};
+static const sorter reg_sort = {mergesort_sort_tiles_reg,   mergesort_sort_pairs_reg,
+                                mergesort_sort_keys_reg,    "mergesort_sort_tiles_reg",
+                                "mergesort_sort_pairs_reg", "mergesort_sort_keys_reg",
+                                "2.6, merges in registers", MERGESORT_REG_TILE};
+
+/* Sorts the tiles of (n, dist, seed) with `so` and checks each one: sorted and stable. */
+static int check_tiles_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
     kit_pairs p;
     kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[200];
-    snprintf(what, sizeof what,
-             "mergesort_sort_tiles (2.4, the tiles)(n=%zu, dist=%s, seed=%llu%s)", n,
-             kit_dist_name(dist), (unsigned long long)seed, with_values ? "" : ", keys only");
+    snprintf(what, sizeof what, "%s (%s: the tiles of %zu keys)(n=%zu, dist=%s, seed=%llu%s)",
+             so->tiles_name, so->tier, so->tile, n, kit_dist_name(dist), (unsigned long long)seed,
+             with_values ? "" : ", keys only");
     if (!kit_pairs_alloc(&p, n)) {
         goto done;
     }
@@ -698,15 +720,15 @@ static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int with_values)
     if (!kit_device_pairs_upload(&d, &p, with_values)) {
         goto done;
     }
-    cudaError_t err = mergesort_sort_tiles(d.keys, d.values, n);
+    cudaError_t err = so->tiles(d.keys, d.values, n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
     } else if (kit_device_pairs_download(what, &d, &p)) {
         ok = 1;
-        for (size_t base = 0; ok && base < n; base += MERGESORT_TILE) {
+        for (size_t base = 0; ok && base < n; base += so->tile) {
             char segment[48];
-            snprintf(segment, sizeof segment, "tile %zu", base / MERGESORT_TILE);
-            size_t len = n - base < MERGESORT_TILE ? n - base : MERGESORT_TILE;
+            snprintf(segment, sizeof segment, "tile %zu", base / so->tile);
+            size_t len = n - base < so->tile ? n - base : so->tile;
             ok = kit_check_pairs_segment(what, segment, &p, with_values, base, len,
                                          KIT_VERIFY_STABLE);
         }
@@ -717,20 +739,25 @@ done:
     return ok;
 }
 
-/* Sorts p->in_keys (values 0..n-1) with mergesort_sort_pairs, or mergesort_sort_keys when
- * !with_values, and checks the result: sorted, the same keys, and stable. */
-static int check_sort_input(kit_pairs *p, const char *input, int with_values)
+/* The tiles of 2.4. */
+static int check_tiles(size_t n, kit_dist dist, uint64_t seed, int with_values)
+{
+    return check_tiles_of(&shared_sort, n, dist, seed, with_values);
+}
+
+/* Sorts p->in_keys (values 0..n-1) with so->pairs, or so->keys when !with_values, and checks
+ * the result: sorted, the same keys, and stable. */
+static int check_sort_input_of(const sorter *so, kit_pairs *p, const char *input, int with_values)
 {
     kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[240];
-    snprintf(what, sizeof what, "%s (2.4, the sort)(n=%zu, %s)",
-             with_values ? "mergesort_sort_pairs" : "mergesort_sort_keys", p->n, input);
+    snprintf(what, sizeof what, "%s (%s)(n=%zu, %s)", with_values ? so->pairs_name : so->keys_name,
+             so->tier, p->n, input);
     if (!kit_device_pairs_upload(&d, p, with_values)) {
         return 0;
     }
-    cudaError_t err = with_values ? mergesort_sort_pairs(d.keys, d.values, p->n)
-                                  : mergesort_sort_keys(d.keys, p->n);
+    cudaError_t err = with_values ? so->pairs(d.keys, d.values, p->n) : so->keys(d.keys, p->n);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
     } else if (kit_device_pairs_download(what, &d, p)) {
@@ -740,7 +767,7 @@ static int check_sort_input(kit_pairs *p, const char *input, int with_values)
     return ok;
 }
 
-static int check_sort(size_t n, kit_dist dist, uint64_t seed, int with_values)
+static int check_sort_of(const sorter *so, size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
     kit_pairs p;
     int ok = 0;
@@ -749,19 +776,32 @@ static int check_sort(size_t n, kit_dist dist, uint64_t seed, int with_values)
         snprintf(input, sizeof input, "dist=%s, seed=%llu", kit_dist_name(dist),
                  (unsigned long long)seed);
         kit_generate_u32(p.in_keys, n, dist, seed);
-        ok = check_sort_input(&p, input, with_values);
+        ok = check_sort_input_of(so, &p, input, with_values);
     }
     kit_pairs_free(&p);
     return ok;
 }
 
-/* check_sort() as a check of kit_check_sweep(): ctx points to with_values. */
-static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *with_values)
+/* The sort of 2.4. */
+static int check_sort(size_t n, kit_dist dist, uint64_t seed, int with_values)
 {
-    return check_sort(n, dist, seed, *(const int *)with_values);
+    return check_sort_of(&shared_sort, n, dist, seed, with_values);
 }
 
-static const int WITH_VALUES = 1, KEYS_ONLY = 0;
+/* What a sweep (kit_check_sweep()) of a sort hands its check. */
+typedef struct {
+    const sorter *so;
+    int with_values;
+} sort_case;
+
+/* check_sort_of() as a check of kit_check_sweep(): ctx points to a sort_case. */
+static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *ctx)
+{
+    const sort_case *c = ctx;
+    return check_sort_of(c->so, n, dist, seed, c->with_values);
+}
+
+static const sort_case WITH_VALUES = {&shared_sort, 1}, KEYS_ONLY = {&shared_sort, 0};
 
 /* The tiles, and sorts that reach every kernel of the sort: one pass (3000 keys) and several
  * (9999), with values and without. */
@@ -854,6 +894,132 @@ static void test_sort_large_unequal_runs(void)
     }
 }
 
+/* ---- 2.6 (bonus) merges in registers -------------------------------------------------------- */
+
+#define REG_TILE_KEYS ((size_t)MERGESORT_REG_TILE)
+
+static const sort_case REG_WITH_VALUES = {&reg_sort, 1}, REG_KEYS_ONLY = {&reg_sort, 0};
+
+/* Around one tile, a tile and a thread more, several tiles, and a pass's last tile short
+ * (3 tiles: the second pass merges 2 tiles with 1). */
+static const size_t reg_edge_sizes[] = {MERGESORT_REG_VT - 1,
+                                        MERGESORT_REG_VT,
+                                        MERGESORT_REG_VT + 1,
+                                        REG_TILE_KEYS - 1,
+                                        REG_TILE_KEYS,
+                                        REG_TILE_KEYS + 1,
+                                        REG_TILE_KEYS + MERGESORT_REG_VT,
+                                        2 * REG_TILE_KEYS - 1,
+                                        2 * REG_TILE_KEYS,
+                                        2 * REG_TILE_KEYS + 1,
+                                        3 * REG_TILE_KEYS,
+                                        3 * REG_TILE_KEYS + 1,
+                                        4 * REG_TILE_KEYS - 1,
+                                        4 * REG_TILE_KEYS,
+                                        4 * REG_TILE_KEYS + 1,
+                                        5 * REG_TILE_KEYS + 7,
+                                        9 * REG_TILE_KEYS - 5};
+#define REG_EDGE_SIZE_COUNT (sizeof reg_edge_sizes / sizeof reg_edge_sizes[0])
+
+/* The tiles, and sorts through one merge pass (3000 keys) and three (5 tiles and 7 keys: a
+ * short last tile and a lone run), with values and without: what compute-sanitizer runs. */
+static void test_reg_quick(void)
+{
+    const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES};
+    for (size_t d = 0; d < 3; d++) {
+        if (!check_tiles_of(&reg_sort, 3000, dists[d], 600, 1) ||
+            !check_sort_of(&reg_sort, 3000, dists[d], 600, 1) ||
+            !check_sort_of(&reg_sort, 5 * REG_TILE_KEYS + 7, dists[d], 600, 1) ||
+            !check_sort_of(&reg_sort, 5 * REG_TILE_KEYS + 7, dists[d], 600, 0) ||
+            !check_sort_of(&reg_sort, 33, dists[d], 600, 0)) {
+            return;
+        }
+    }
+}
+
+/* The block sort alone: sizes around a thread's keys, a warp, a block and the tile. */
+static void test_reg_tiles(void)
+{
+    const size_t sizes[] = {1,
+                            2,
+                            3,
+                            MERGESORT_REG_VT,
+                            MERGESORT_REG_VT + 1,
+                            31,
+                            32,
+                            33,
+                            32 * MERGESORT_REG_VT + 1,
+                            REG_TILE_KEYS - 1,
+                            REG_TILE_KEYS,
+                            REG_TILE_KEYS + 1,
+                            5 * REG_TILE_KEYS + 7,
+                            (size_t)1 << 20};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        FOR_EACH_DIST(dist)
+        {
+            if (!check_tiles_of(&reg_sort, sizes[s], dist, 601, 1) ||
+                !check_tiles_of(&reg_sort, sizes[s], dist, 601, 0)) {
+                return;
+            }
+        }
+    }
+}
+
+/* The kit's sizes up to 4097 (0 to 3, warps, blocks), and the tile's edges. */
+static void test_reg_small_sizes(void)
+{
+    kit_check_sweep(check_sort_case, &REG_WITH_VALUES, 0, 4097, reg_edge_sizes, REG_EDGE_SIZE_COUNT,
+                    602);
+}
+
+/* The kit's sizes up to 2^22, and sizes whose passes end in short or lone runs. */
+static void test_reg_medium_sizes(void)
+{
+    const size_t extra[] = {100003, 1000003, 1000 * REG_TILE_KEYS + 1, ((size_t)1 << 20) + 12345};
+    kit_check_sweep(check_sort_case, &REG_WITH_VALUES, 4098, (size_t)1 << 22, extra, 4, 603);
+}
+
+static void test_reg_keys_only(void)
+{
+    const size_t extra[] = {REG_TILE_KEYS - 1, REG_TILE_KEYS + 1, 3 * REG_TILE_KEYS + 1,
+                            (size_t)1 << 20, 1000003};
+    kit_check_sweep(check_sort_case, &REG_KEYS_ONLY, 0, 65536, extra, 5, 604);
+}
+
+/* Equal keys everywhere, two keys, a few keys: the merge's ties must go to the left run, the
+ * network's to the earlier register, the co-rank's to the left too. */
+static void test_reg_stability(void)
+{
+    const size_t sizes[] = {REG_TILE_KEYS + 1, 6000, 65537, 1000003};
+    const kit_dist dists[] = {KIT_DIST_ALL_EQUAL, KIT_DIST_ZERO_ONE, KIT_DIST_FEW_UNIQUE};
+    for (size_t s = 0; s < 4; s++) {
+        for (size_t d = 0; d < 3; d++) {
+            if (!check_sort_of(&reg_sort, sizes[s], dists[d], 605, 1)) {
+                return;
+            }
+        }
+    }
+}
+
+/* Two large sorts: 2^24 pairs with many ties (few-unique: stability at every pass), and 2^24
+ * keys only (uniform). */
+static void test_reg_large(void)
+{
+    if (check_sort_of(&reg_sort, (size_t)1 << 24, kit_large_dist(0, 1), 606, 1)) {
+        check_sort_of(&reg_sort, (size_t)1 << 24, kit_large_dist(0, 0), 606, 0);
+    }
+}
+
+/* Two large sorts of a size no tile divides (the last pass merges 2^23 keys with 2^22 + 5):
+ * pairs (uniform), and keys only (reversed). */
+static void test_reg_large_non_multiple(void)
+{
+    const size_t n = 3 * ((size_t)1 << 22) + 5;
+    if (check_sort_of(&reg_sort, n, kit_large_dist(0, 0), 607, 1)) {
+        check_sort_of(&reg_sort, n, kit_large_dist(0, 2), 607, 0);
+    }
+}
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("2.1_thread_per_merge", 1);
@@ -900,4 +1066,14 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24", test_sort_large);
     kit_add_test(s, "large_2_24_keys_only", test_sort_large_keys_only);
     kit_add_test(s, "large_unequal_runs", test_sort_large_unequal_runs);
+
+    s = kit_add_suite("2.6_register_merge", 1);
+    kit_add_sanitized_test(s, "quick", test_reg_quick);
+    kit_add_test(s, "tiles", test_reg_tiles);
+    kit_add_test(s, "small_sizes", test_reg_small_sizes);
+    kit_add_test(s, "medium_sizes", test_reg_medium_sizes);
+    kit_add_test(s, "keys_only", test_reg_keys_only);
+    kit_add_test(s, "stability", test_reg_stability);
+    kit_add_test(s, "large_2_24", test_reg_large);
+    kit_add_test(s, "large_non_multiple", test_reg_large_non_multiple);
 }

@@ -18,7 +18,9 @@
  *   of ::MERGESORT_TILE keys whose ends are found by the co-rank (merge path) search.
  * TODO 2.4, mergesort_sort_pairs(), sorts tiles in shared memory and then picks a tier per
  * pass. TODO 2.5 (a bonus, not graded), mergesort_sort_host_streams(), sorts an array of host
- * memory in chunks over several CUDA streams, its copies overlapping the sort.
+ * memory in chunks over several CUDA streams, its copies overlapping the sort. TODO 2.6 (a
+ * bonus, graded as one), mergesort_sort_pairs_reg(), is the same sort with the merges done in
+ * registers: ::MERGESORT_REG_VT keys per thread, the ModernGPU design.
  *
  * The sort is **stable**: equal keys leave in the order they came in. In every merge, of two
  * equal keys the one from the left run goes first.
@@ -165,6 +167,42 @@ cudaError_t mergesort_sort_keys(unsigned int *d_keys, size_t n);
  * `1 .. MERGESORT_MAX_STREAMS`, or @p h_keys is NULL with n > 0.
  */
 cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t chunk, int streams);
+
+/**
+ * Threads per block of the register-blocked sort (TODO 2.6). A power of two: the block's
+ * merges then pair runs of equal length.
+ */
+#define MERGESORT_REG_THREADS 128u
+
+/**
+ * Keys each thread of the register-blocked sort (TODO 2.6) holds in registers. Odd: thread
+ * t's keys `t * VT ...` in shared memory then start in banks `t * VT mod 32`, all different
+ * across a warp, so its blocked reads and writes are free of bank conflicts.
+ */
+#define MERGESORT_REG_VT 15u
+
+/** Keys per tile of the register-blocked sort (TODO 2.6): threads times keys per thread. */
+#define MERGESORT_REG_TILE (MERGESORT_REG_THREADS * MERGESORT_REG_VT)
+
+/**
+ * TODO 2.6 (bonus): sorts every tile of ::MERGESORT_REG_TILE keys (the last may be shorter),
+ * stable, in place, with the keys in registers: each thread sorts ::MERGESORT_REG_VT of them,
+ * then the block merges its threads' runs. @p d_values may be NULL.
+ */
+cudaError_t mergesort_sort_tiles_reg(unsigned int *d_keys, unsigned int *d_values, size_t n);
+
+/**
+ * TODO 2.6 (bonus): sorts @p n key/value pairs, ascending and stable, any n, like
+ * ::mergesort_sort_pairs, with merges in registers: the tiles of ::mergesort_sort_tiles_reg,
+ * then passes of widths ::MERGESORT_REG_TILE, twice that, ..., each a partition (one
+ * merge-path split per tile of output) and a merge kernel, one block per tile of output, each
+ * thread merging ::MERGESORT_REG_VT keys in registers; ping-pong between the caller's buffers
+ * and scratch ones, ending in the caller's. @p d_values may be NULL.
+ */
+cudaError_t mergesort_sort_pairs_reg(unsigned int *d_keys, unsigned int *d_values, size_t n);
+
+/** Sorts keys only: ::mergesort_sort_pairs_reg with no values. */
+cudaError_t mergesort_sort_keys_reg(unsigned int *d_keys, size_t n);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,18 @@ static cudaError_t sort_keys(unsigned int *d_keys, size_t n)
     return mergesort_sort_keys(d_keys, n);
 }
 
+/* The bonus TODO 2.6: the same sort with its merges in registers, keys only and pairs. */
+static cudaError_t sort_keys_reg(unsigned int *d_keys, size_t n)
+{
+    return mergesort_sort_keys_reg(d_keys, n);
+}
+
+static cudaError_t sort_pairs_reg(unsigned int *d_keys, size_t n)
+{
+    CUDA_TRY(reserve(&scratch_values, &scratch_values_capacity, n));
+    return mergesort_sort_pairs_reg(d_keys, n ? scratch_values : NULL, n);
+}
+
 /* A tier's pass, as the API gives it. */
 typedef cudaError_t (*pass_fn)(const unsigned int *, const unsigned int *, unsigned int *,
                                unsigned int *, size_t, size_t);
@@ -202,6 +214,26 @@ static double bytes_pairs(size_t n)
     return 2.0 * bytes_keys(n);
 }
 
+/* The same for TODO 2.6: its tiles, then one pass per width from MERGESORT_REG_TILE up. */
+static double reg_passes(size_t n)
+{
+    double passes = 1;
+    for (size_t width = MERGESORT_REG_TILE; width < n; width *= 2) {
+        passes++;
+    }
+    return passes;
+}
+
+static double bytes_keys_reg(size_t n)
+{
+    return reg_passes(n) * 2.0 * sizeof(unsigned int) * n;
+}
+
+static double bytes_pairs_reg(size_t n)
+{
+    return 2.0 * bytes_keys_reg(n);
+}
+
 /* One tier alone: log2(n) passes, each reading and writing every key, plus the copy back. */
 static double bytes_by_passes(size_t n)
 {
@@ -246,7 +278,9 @@ int main(int argc, char **argv)
         .algos = {{"keys", sort_keys, 0, "2.1-2.4", bytes_keys},
                   {"pairs", sort_pairs, 0, "2.1-2.4", bytes_pairs},
                   {"thread", sort_thread_tier, (size_t)1 << 22, "2.1", bytes_by_passes},
-                  {"path", sort_path_tier, 0, "2.3", bytes_by_passes}},
+                  {"path", sort_path_tier, 0, "2.3", bytes_by_passes},
+                  {"reg-keys", sort_keys_reg, 0, "2.6", bytes_keys_reg},
+                  {"reg-pairs", sort_pairs_reg, 0, "2.6", bytes_pairs_reg}},
         .default_n = 4096,
         .trace = trace_passes,
         .trace_max_n = 32,
