@@ -257,7 +257,7 @@ cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, 
  * global memory does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
  * ------------------------------------------------------------------------------------------ */
 
-/* TODO 3.5: helpers: a comparator on registers, steps in registers, exchanges, a tile pass */
+/* TODO 3.5: helpers: comparator and steps in registers, exchanges, a tile pass */
 
 /**
  * TODO 3.5. Keys only: block b does stages @p first_size, 2 * first_size, ..., @p last_size
@@ -269,8 +269,8 @@ cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, 
  * `size` > the tile it ends that stage (as TODO 3.3 does).
  */
 __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_tile_keys_kernel(unsigned int *keys, size_t n, size_t first_size,
-                                 size_t last_size, size_t run, int descending)
+    multistride_tile_keys_kernel(unsigned int *keys, size_t n, size_t first_size, size_t last_size,
+                                 size_t run, int descending)
 {
     /* TODO 3.5: a tile of keys in shared memory, the body without values */
 }
@@ -278,7 +278,8 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 /**
  * TODO 3.5. ::multistride_tile_keys_kernel for keys and values: each value moves with its
  * key, in registers and through shared memory. (Two kernels rather than one that tests for
- * values: the keys-only one needs a third of the registers, so more blocks fit on an SM.)
+ * values: that one needs the registers of both, and the keys-only one, alone, far fewer, so
+ * more of its blocks fit on an SM.)
  */
 __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
     multistride_tile_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
@@ -294,7 +295,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
                               size_t first_size, size_t last_size, size_t run, int descending)
 {
-    /* TODO 3.5: one block of MULTISTRIDE_THREADS threads per tile, the last may be partial */
+    /* TODO 3.5: one block of MULTISTRIDE_THREADS threads per tile, the last partial */
     KIT_TODO_STUB(d_keys, d_values, n, first_size, last_size, run, descending);
 }
 
@@ -318,9 +319,8 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 
 /** TODO 3.5. ::multistride_global_keys_kernel for keys and values. */
 __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_global_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
-                                    size_t size, size_t top, unsigned steps, size_t run,
-                                    int descending)
+    multistride_global_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
+                                    size_t top, unsigned steps, size_t run, int descending)
 {
     /* TODO 3.5: one thread per 2^steps pairs, the body with values */
 }
@@ -329,9 +329,8 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
  * TODO 3.5: launches ::multistride_global_pairs_kernel, or ::multistride_global_keys_kernel
  * when @p d_values is NULL, one thread per 2^steps keys (n > 0).
  */
-cudaError_t multistride_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                               size_t size, size_t top, unsigned steps, size_t run,
-                               int descending)
+cudaError_t multistride_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
+                               size_t top, unsigned steps, size_t run, int descending)
 {
     /* TODO 3.5: n >> steps threads in blocks of MULTISTRIDE_THREADS */
     KIT_TODO_STUB(d_keys, d_values, n, size, top, steps, run, descending);

@@ -601,7 +601,8 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 /**
  * TODO 3.5. ::multistride_tile_keys_kernel for keys and values: each value moves with its
  * key, in registers and through shared memory. (Two kernels rather than one that tests for
- * values: the keys-only one needs a third of the registers, so more blocks fit on an SM.)
+ * values: that one needs the registers of both, and the keys-only one, alone, far fewer, so
+ * more of its blocks fit on an SM.)
  */
 __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
     multistride_tile_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
