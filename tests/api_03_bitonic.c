@@ -12,3 +12,8 @@ KIT_REMOTE_FN4(cudaError_t, bitonic_sort_pairs, 0, unsigned int *, unsigned int 
 KIT_REMOTE_FN3(cudaError_t, bitonic_sort_keys, 0, unsigned int *, size_t, int)
 KIT_REMOTE_FN5(cudaError_t, bitonic_sort_batch, 0, unsigned int *, unsigned int *, size_t,
                size_t, int)
+KIT_REMOTE_FN5(cudaError_t, bitonic_sort_multistride_batch, 0, unsigned int *, unsigned int *,
+               size_t, size_t, int)
+KIT_REMOTE_FN4(cudaError_t, bitonic_sort_multistride_pairs, 0, unsigned int *, unsigned int *,
+               size_t, int)
+KIT_REMOTE_FN3(cudaError_t, bitonic_sort_multistride_keys, 0, unsigned int *, size_t, int)

@@ -1,6 +1,8 @@
 /* GPU suites of Lab 03 (bitonic sort of key/value pairs): one suite per TODO, so each part of
  * the lab is tested on its own. Suite names are what the grader scores: 3.1_tiles,
- * 3.2_merge_global, 3.3_merge_shared, 3.4_sort.
+ * 3.2_merge_global, 3.3_merge_shared, 3.4_sort, and the bonus 3.5_multistride (the sort of 3.4
+ * with fewer passes: the same checks, through its own API; arrays whose n is not a power of
+ * two also need 3.4's padding).
  *
  * Every input carries values that are the keys' positions in the input (0 .. n-1), so a
  * value names the key it must travel with: the checks find a value left behind by its key,
@@ -602,21 +604,34 @@ static void test_shared_large(void)
 
 /* ---- 3.4 the sort ---------------------------------------------------------------------------- */
 
-/* Sorts p->in_keys (and values 0..n-1) with bitonic_sort_pairs, or bitonic_sort_keys when
+/* The whole sort a test calls: the graded one (3.4) or the multistride bonus (3.5), which take
+ * the same arguments and must give the same results. */
+typedef struct {
+    const char *pairs_name, *keys_name, *batch_name;
+    cudaError_t (*pairs)(unsigned int *d_keys, unsigned int *d_values, size_t n, int descending);
+    cudaError_t (*keys)(unsigned int *d_keys, size_t n, int descending);
+    cudaError_t (*batch)(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
+                         int descending);
+} sort_api;
+
+static const sort_api GRADED = {"bitonic_sort_pairs", "bitonic_sort_keys", "bitonic_sort_batch",
+                                bitonic_sort_pairs,   bitonic_sort_keys,   bitonic_sort_batch};
+
+/* Sorts p->in_keys (and values 0..n-1) with api's pairs sort, or its keys sort when
  * !with_values, and checks the result. `input` describes the input for the message. */
-static int check_sort_input(kit_pairs *p, const char *input, int descending, int with_values)
+static int check_sort_input(const sort_api *api, kit_pairs *p, const char *input, int descending,
+                            int with_values)
 {
     kit_device_pairs d = {NULL, NULL};
     int ok = 0;
     char what[240];
-    snprintf(what, sizeof what, "%s(n=%zu, %s, %s)",
-             with_values ? "bitonic_sort_pairs" : "bitonic_sort_keys", p->n, input,
-             direction_name(descending));
+    snprintf(what, sizeof what, "%s(n=%zu, %s, %s)", with_values ? api->pairs_name : api->keys_name,
+             p->n, input, direction_name(descending));
     if (!kit_device_pairs_upload(&d, p, with_values)) {
         return 0;
     }
-    cudaError_t err = with_values ? bitonic_sort_pairs(d.keys, d.values, p->n, descending)
-                                  : bitonic_sort_keys(d.keys, p->n, descending);
+    cudaError_t err = with_values ? api->pairs(d.keys, d.values, p->n, descending)
+                                  : api->keys(d.keys, p->n, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
     } else if (kit_device_pairs_download(what, &d, p)) {
@@ -627,7 +642,8 @@ static int check_sort_input(kit_pairs *p, const char *input, int descending, int
     return ok;
 }
 
-static int check_sort(size_t n, kit_dist dist, uint64_t seed, int descending, int with_values)
+static int check_sort(const sort_api *api, size_t n, kit_dist dist, uint64_t seed, int descending,
+                      int with_values)
 {
     kit_pairs p;
     int ok = 0;
@@ -636,30 +652,37 @@ static int check_sort(size_t n, kit_dist dist, uint64_t seed, int descending, in
         snprintf(input, sizeof input, "dist=%s, seed=%llu", kit_dist_name(dist),
                  (unsigned long long)seed);
         kit_generate_u32(p.in_keys, n, dist, seed);
-        ok = check_sort_input(&p, input, descending, with_values);
+        ok = check_sort_input(api, &p, input, descending, with_values);
     }
     kit_pairs_free(&p);
     return ok;
 }
 
-/* check_sort() both ways, as a check of kit_check_sweep(): ctx points to with_values. */
-static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *with_values)
+/* What a sweep of check_sort_case() sorts with: which sort, and whether with values. */
+typedef struct {
+    const sort_api *api;
+    int with_values;
+} sort_case;
+
+/* check_sort() both ways, as a check of kit_check_sweep(): ctx points to a sort_case. */
+static int check_sort_case(size_t n, kit_dist dist, uint64_t seed, const void *ctx)
 {
+    const sort_case *c = ctx;
     BOTH_DIRECTIONS(down)
     {
-        if (!check_sort(n, dist, seed, down, *(const int *)with_values)) {
+        if (!check_sort(c->api, n, dist, seed, down, c->with_values)) {
             return 0;
         }
     }
     return 1;
 }
 
-static const int WITH_VALUES = 1, KEYS_ONLY = 0;
+static const sort_case GRADED_PAIRS = {&GRADED, 1}, GRADED_KEYS = {&GRADED, 0};
 
 /* Sorts `count` arrays of n keys in one call; values are positions within each array, and
  * each array is checked against its own snapshot. */
-static int check_batch(const unsigned int *keys, size_t n, size_t count, int descending,
-                       const char *input)
+static int check_batch(const sort_api *api, const unsigned int *keys, size_t n, size_t count,
+                       int descending, const char *input)
 {
     size_t total = n * count;
     unsigned int *values = malloc((total ? total : 1) * sizeof *values);
@@ -668,7 +691,7 @@ static int check_batch(const unsigned int *keys, size_t n, size_t count, int des
     unsigned int *d_keys = NULL, *d_values = NULL;
     int ok = 0;
     char what[240];
-    snprintf(what, sizeof what, "bitonic_sort_batch(n=%zu, count=%zu, %s), %s", n, count,
+    snprintf(what, sizeof what, "%s(n=%zu, count=%zu, %s), %s", api->batch_name, n, count,
              direction_name(descending), input);
     if (!values || !out_keys || !out_values) {
         KIT_FAIL("test setup: out of host memory for %zu keys", total);
@@ -682,7 +705,7 @@ static int check_batch(const unsigned int *keys, size_t n, size_t count, int des
     if (!d_values) {
         goto done;
     }
-    cudaError_t err = bitonic_sort_batch(d_keys, d_values, n, count, descending);
+    cudaError_t err = api->batch(d_keys, d_values, n, count, descending);
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
         goto done;
@@ -717,9 +740,10 @@ done:
     return ok;
 }
 
-/* Batches of every dist: array b of the batch gets seed + b, so the arrays differ. */
-static int check_batch_shapes(const size_t (*shapes)[2], size_t shape_count, const kit_dist *dists,
-                              size_t dist_count, uint64_t seed)
+/* Batches in each of the distributions given: array b of a batch gets seed + b, so the arrays
+ * differ. */
+static int check_batch_shapes(const sort_api *api, const size_t (*shapes)[2], size_t shape_count,
+                              const kit_dist *dists, size_t dist_count, uint64_t seed)
 {
     for (size_t s = 0; s < shape_count; s++) {
         size_t n = shapes[s][0], count = shapes[s][1], total = n * count;
@@ -738,7 +762,7 @@ static int check_batch_shapes(const size_t (*shapes)[2], size_t shape_count, con
                      (unsigned long long)seed, (unsigned long long)(seed + count - 1));
             BOTH_DIRECTIONS(down)
             {
-                if (!check_batch(keys, n, count, down, input)) {
+                if (!check_batch(api, keys, n, count, down, input)) {
                     free(keys);
                     return 0;
                 }
@@ -758,13 +782,13 @@ static void test_sort_quick(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         BOTH_DIRECTIONS(down)
         {
-            if (!check_sort(sizes[s], KIT_DIST_EXTREMES, 61, down, 1)) {
+            if (!check_sort(&GRADED, sizes[s], KIT_DIST_EXTREMES, 61, down, 1)) {
                 return;
             }
         }
     }
-    if (!check_sort(2 * BITONIC_TILE, KIT_DIST_REVERSED, 61, 0, 1) ||
-        !check_sort(100, KIT_DIST_FEW_UNIQUE, 61, 1, 0)) {
+    if (!check_sort(&GRADED, 2 * BITONIC_TILE, KIT_DIST_REVERSED, 61, 0, 1) ||
+        !check_sort(&GRADED, 100, KIT_DIST_FEW_UNIQUE, 61, 1, 0)) {
         return;
     }
     const size_t shapes[][2] = {{5, 7}};
@@ -772,7 +796,8 @@ static void test_sort_quick(void)
     kit_generate_u32(keys, 35, KIT_DIST_EXTREMES, 62);
     BOTH_DIRECTIONS(down)
     {
-        if (!check_batch(keys, shapes[0][0], shapes[0][1], down, "dist=extremes, seed=62")) {
+        if (!check_batch(&GRADED, keys, shapes[0][0], shapes[0][1], down,
+                         "dist=extremes, seed=62")) {
             return;
         }
     }
@@ -780,24 +805,24 @@ static void test_sort_quick(void)
 
 static void test_sort_small_sizes(void)
 {
-    kit_check_sweep(check_sort_case, &WITH_VALUES, 0, 4097, NULL, 0, 63);
+    kit_check_sweep(check_sort_case, &GRADED_PAIRS, 0, 4097, NULL, 0, 63);
 }
 
 static void test_sort_keys_only(void)
 {
     const size_t extra[] = {(size_t)1 << 20, 1000003};
-    kit_check_sweep(check_sort_case, &KEYS_ONLY, 0, 65536, extra, 2, 64);
+    kit_check_sweep(check_sort_case, &GRADED_KEYS, 0, 65536, extra, 2, 64);
 }
 
 static void test_sort_medium_sizes(void)
 {
     const size_t extra[] = {100000, 3 * BITONIC_TILE + 1};
-    kit_check_sweep(check_sort_case, &WITH_VALUES, 4098, (size_t)1 << 22, extra, 2, 65);
+    kit_check_sweep(check_sort_case, &GRADED_PAIRS, 4098, (size_t)1 << 22, extra, 2, 65);
 }
 
 /* Real keys equal to the sentinel (UINT_MAX ascending, 0 descending), beside the padding:
  * no padding value may come out, and every real value must. */
-static void test_sort_sentinel_keys(void)
+static void check_sentinel_keys(const sort_api *api)
 {
     const size_t sizes[] = {3, 1000, 2049, 5000, 70001, 1000003};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -823,7 +848,7 @@ static void test_sort_sentinel_keys(void)
                 snprintf(input, sizeof input, "keys: %s %s (the sentinel), the others random",
                          every[k] == 1 ? "all" : (every[k] == 2 ? "every 2nd" : "every 100th"),
                          down ? "0" : "UINT_MAX");
-                if (!check_sort_input(&p, input, down, 1)) {
+                if (!check_sort_input(api, &p, input, down, 1)) {
                     kit_pairs_free(&p);
                     return;
                 }
@@ -833,23 +858,22 @@ static void test_sort_sentinel_keys(void)
     }
 }
 
+static void test_sort_sentinel_keys(void)
+{
+    check_sentinel_keys(&GRADED);
+}
+
 static void test_sort_batches(void)
 {
     const size_t shapes[][2] = {{1, 10},   {2, 1000},  {3, 1000},  {7, 513},  {20, 4096},
                                 {33, 300}, {1000, 50}, {2048, 40}, {2049, 8}, {4096, 5},
                                 {5000, 6}, {65536, 4}, {100000, 3}};
-    kit_dist every_dist[KIT_DIST_COUNT];
-    FOR_EACH_DIST(dist)
-    {
-        every_dist[dist] = dist;
-    }
-    check_batch_shapes(shapes, sizeof shapes / sizeof shapes[0], every_dist, KIT_DIST_COUNT,
-                       1000);
+    check_batch_shapes(&GRADED, shapes, sizeof shapes / sizeof shapes[0], ALL_DISTS, 1000);
 }
 
 /* The 0-1 principle: a comparator network that sorts every 0/1 input sorts every input. For
  * each n <= 20 all 2^n inputs go to the GPU as one batch of 2^n arrays. */
-static void check_zero_one(int descending)
+static void check_zero_one(const sort_api *api, int descending)
 {
     for (size_t n = 1; n <= 20; n++) {
         size_t count = (size_t)1 << n;
@@ -865,7 +889,7 @@ static void check_zero_one(int descending)
         }
         char input[64];
         snprintf(input, sizeof input, "every 0/1 input of n=%zu (array b holds the bits of b)", n);
-        int ok = check_batch(keys, n, count, descending, input);
+        int ok = check_batch(api, keys, n, count, descending, input);
         free(keys);
         if (!ok) {
             return;
@@ -875,19 +899,19 @@ static void check_zero_one(int descending)
 
 static void test_sort_zero_one_ascending(void)
 {
-    check_zero_one(0);
+    check_zero_one(&GRADED, 0);
 }
 
 static void test_sort_zero_one_descending(void)
 {
-    check_zero_one(1);
+    check_zero_one(&GRADED, 1);
 }
 
 static void test_sort_large_ascending(void)
 {
     for (unsigned k = 0; k < KIT_LARGE_DIST_COUNT; k++) {
         kit_dist dist = kit_large_dist(0, k);
-        if (!check_sort((size_t)1 << 24, dist, 67, 0, 1)) {
+        if (!check_sort(&GRADED, (size_t)1 << 24, dist, 67, 0, 1)) {
             return;
         }
     }
@@ -897,7 +921,7 @@ static void test_sort_large_descending(void)
 {
     for (unsigned k = 0; k < KIT_LARGE_DIST_COUNT; k++) {
         kit_dist dist = kit_large_dist(1, k);
-        if (!check_sort((size_t)1 << 24, dist, 67, 1, 1)) {
+        if (!check_sort(&GRADED, (size_t)1 << 24, dist, 67, 1, 1)) {
             return;
         }
     }
@@ -909,7 +933,7 @@ static void test_sort_large_not_power_of_two(void)
     for (size_t k = 0; k < sizeof few_dists / sizeof few_dists[0]; k++) {
         BOTH_DIRECTIONS(down)
         {
-            if (!check_sort(n, few_dists[k], 68, down, 1)) {
+            if (!check_sort(&GRADED, n, few_dists[k], 68, down, 1)) {
                 return;
             }
         }
@@ -920,7 +944,114 @@ static void test_sort_large_batches(void)
 {
     /* Every distribution is sorted in batches by test_sort_batches; here the size is tested. */
     const size_t shapes[][2] = {{(size_t)1 << 20, 8}, {((size_t)1 << 20) + 1, 3}};
-    check_batch_shapes(shapes, 2, FEW_DISTS, 2000);
+    check_batch_shapes(&GRADED, shapes, 2, FEW_DISTS, 2000);
+}
+
+/* ---- 3.5 (bonus) the multistride sort ---------------------------------------------------- */
+
+/* The same checks as 3.4's, through the multistride sort's API. */
+static const sort_api MULTISTRIDE = {
+    "bitonic_sort_multistride_pairs", "bitonic_sort_multistride_keys",
+    "bitonic_sort_multistride_batch", bitonic_sort_multistride_pairs,
+    bitonic_sort_multistride_keys,    bitonic_sort_multistride_batch};
+static const sort_case MULTISTRIDE_PAIRS = {&MULTISTRIDE, 1}, MULTISTRIDE_KEYS = {&MULTISTRIDE, 0};
+
+/* Small inputs that still reach every kernel of 3.5, with and without values: 4 tiles of
+ * BITONIC_MS_TILE keys take the tile sort, a global pass of one step (stage 8192), one of two
+ * steps (stage 16384: strides 8192 and 4096) and two tile merges; 3000 pads to one tile (and
+ * the extremes hold the sentinels); 33 is one partial tile; a batch of 7 arrays of 5. The test
+ * compute-sanitizer runs. */
+static void test_multistride_quick(void)
+{
+    const size_t sizes[] = {3000, 33, 2, 1, 0};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        BOTH_DIRECTIONS(down)
+        {
+            if (!check_sort(&MULTISTRIDE, sizes[s], KIT_DIST_EXTREMES, 71, down, 1)) {
+                return;
+            }
+        }
+    }
+    if (!check_sort(&MULTISTRIDE, 4 * BITONIC_MS_TILE, KIT_DIST_REVERSED, 71, 0, 1) ||
+        !check_sort(&MULTISTRIDE, 4 * BITONIC_MS_TILE, KIT_DIST_UNIFORM, 71, 1, 0) ||
+        !check_sort(&MULTISTRIDE, 3000, KIT_DIST_FEW_UNIQUE, 71, 1, 0)) {
+        return;
+    }
+    unsigned int keys[35];
+    kit_generate_u32(keys, 35, KIT_DIST_EXTREMES, 72);
+    BOTH_DIRECTIONS(down)
+    {
+        if (!check_batch(&MULTISTRIDE, keys, 5, 7, down, "dist=extremes, seed=72")) {
+            return;
+        }
+    }
+}
+
+/* Up to two tiles, and the edges of the first global passes. */
+static void test_multistride_small_sizes(void)
+{
+    const size_t extra[] = {8191, 8192, 8193};
+    kit_check_sweep(check_sort_case, &MULTISTRIDE_PAIRS, 0, 4097, extra, 3, 73);
+}
+
+/* Every way the global strides of a stage split into passes of up to four: 9999 and 16384
+ * (2 strides), 65536 (4), 2^17 + 3 (5: 4 + 1), 2^20 (8: 4 + 4), 2^22 (10: 4 + 4 + 2). */
+static void test_multistride_medium_sizes(void)
+{
+    const size_t extra[] = {3 * BITONIC_MS_TILE + 1, ((size_t)1 << 17) + 3};
+    kit_check_sweep(check_sort_case, &MULTISTRIDE_PAIRS, 4098, (size_t)1 << 22, extra, 2, 74);
+}
+
+static void test_multistride_keys_only(void)
+{
+    const size_t extra[] = {(size_t)1 << 20, 1000003};
+    kit_check_sweep(check_sort_case, &MULTISTRIDE_KEYS, 0, 65536, extra, 2, 75);
+}
+
+static void test_multistride_sentinel_keys(void)
+{
+    check_sentinel_keys(&MULTISTRIDE);
+}
+
+static void test_multistride_batches(void)
+{
+    const size_t shapes[][2] = {{1, 10},   {2, 1000}, {3, 1000}, {7, 513},   {20, 4096}, {33, 300},
+                                {2049, 8}, {4097, 5}, {8192, 4}, {65536, 4}, {100000, 3}};
+    check_batch_shapes(&MULTISTRIDE, shapes, sizeof shapes / sizeof shapes[0], ALL_DISTS,
+                       1100);
+}
+
+static void test_multistride_zero_one_ascending(void)
+{
+    check_zero_one(&MULTISTRIDE, 0);
+}
+
+static void test_multistride_zero_one_descending(void)
+{
+    check_zero_one(&MULTISTRIDE, 1);
+}
+
+/* 2^24: two sorts per test, other distributions than 3.4's large tests. */
+static void test_multistride_large_pairs(void)
+{
+    if (check_sort(&MULTISTRIDE, (size_t)1 << 24, kit_large_dist(2, 0), 76, 0, 1)) {
+        check_sort(&MULTISTRIDE, (size_t)1 << 24, kit_large_dist(2, 2), 76, 1, 1);
+    }
+}
+
+static void test_multistride_large_keys(void)
+{
+    if (check_sort(&MULTISTRIDE, (size_t)1 << 24, kit_large_dist(3, 1), 77, 0, 0)) {
+        check_sort(&MULTISTRIDE, (size_t)1 << 24, kit_large_dist(3, 2), 77, 1, 0);
+    }
+}
+
+static void test_multistride_large_not_power_of_two(void)
+{
+    const size_t n = 3 * ((size_t)1 << 22) + 5; /* pads to 2^24 */
+    if (check_sort(&MULTISTRIDE, n, KIT_DIST_UNIFORM, 78, 0, 1)) {
+        check_sort(&MULTISTRIDE, n, KIT_DIST_EXTREMES, 78, 1, 1);
+    }
 }
 
 void kit_register_suites(void)
@@ -963,4 +1094,17 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24_descending", test_sort_large_descending);
     kit_add_test(s, "large_not_power_of_two", test_sort_large_not_power_of_two);
     kit_add_test(s, "large_batches", test_sort_large_batches);
+
+    s = kit_add_suite("3.5_multistride", 1);
+    kit_add_sanitized_test(s, "quick", test_multistride_quick);
+    kit_add_test(s, "small_sizes", test_multistride_small_sizes);
+    kit_add_test(s, "medium_sizes", test_multistride_medium_sizes);
+    kit_add_test(s, "keys_only", test_multistride_keys_only);
+    kit_add_test(s, "sentinel_keys", test_multistride_sentinel_keys);
+    kit_add_test(s, "batches", test_multistride_batches);
+    kit_add_test(s, "zero_one_principle_ascending", test_multistride_zero_one_ascending);
+    kit_add_test(s, "zero_one_principle_descending", test_multistride_zero_one_descending);
+    kit_add_test(s, "large_2_24_pairs", test_multistride_large_pairs);
+    kit_add_test(s, "large_2_24_keys", test_multistride_large_keys);
+    kit_add_test(s, "large_not_power_of_two", test_multistride_large_not_power_of_two);
 }

@@ -14,7 +14,8 @@
  * The GPU version cuts the schedule where shared memory ends: a *tile* of ::BITONIC_TILE
  * keys fits in one block's shared memory, so every step with a stride below the tile is done
  * inside tiles (TODO 3.1 and 3.3), and only the steps with a larger stride go through global
- * memory, one launch each (TODO 3.2).
+ * memory, one launch each (TODO 3.2). The bonus sort (TODO 3.5) runs the same schedule with
+ * fewer passes over global memory.
  *
  * Keys are `unsigned int`; each key may carry an `unsigned int` value that moves with it
  * (`d_values` may be NULL everywhere: then only keys are sorted). All functions take device
@@ -133,6 +134,37 @@ cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending);
  */
 cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
                                int descending);
+
+/**
+ * Keys per thread of the multistride sort (TODO 3.5): each thread holds this many keys (and
+ * values) in registers, so the steps whose strides stay inside them, four in a row, need no
+ * memory at all, and one pass over global memory can do four strides.
+ */
+#define BITONIC_MS_KEYS 16u
+
+/**
+ * Keys per tile of the multistride sort (TODO 3.5): 256 threads of ::BITONIC_MS_KEYS keys
+ * (keys and values: 32 KiB of shared memory). A power of two; steps with a stride of a tile
+ * or more go through global memory.
+ */
+#define BITONIC_MS_TILE 4096u
+
+/**
+ * TODO 3.5 (bonus): sorts @p count arrays of @p n pairs each, as ::bitonic_sort_batch does
+ * (same arguments, same result), with fewer passes over global memory: every step with a
+ * stride below ::BITONIC_MS_TILE in one pass per stage (registers and shared memory), and up
+ * to four steps with larger strides fused into each pass over global memory. Arrays whose n is
+ * not a power of two go through the padding of TODO 3.4. @p d_values may be NULL.
+ */
+cudaError_t bitonic_sort_multistride_batch(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                           size_t count, int descending);
+
+/** TODO 3.5 (bonus): sorts @p n pairs, any n: ::bitonic_sort_multistride_batch of one array. */
+cudaError_t bitonic_sort_multistride_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
+                                           int descending);
+
+/** TODO 3.5 (bonus): sorts keys only: ::bitonic_sort_multistride_pairs with no values. */
+cudaError_t bitonic_sort_multistride_keys(unsigned int *d_keys, size_t n, int descending);
 
 #ifdef __cplusplus
 }

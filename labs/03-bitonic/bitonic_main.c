@@ -7,13 +7,14 @@
 #include "cuda_check.h"
 #include "driver.h"
 
-/* The driver sorts keys; `--algo pairs` gives each key a value to carry, from a scratch
- * buffer kept between runs (allocated by the untimed warm-up run). Their contents do not
- * change the time: bitonic sort compares keys only. */
+/* The driver sorts keys; `--algo pairs` (and multistride-pairs) gives each key a value to
+ * carry, from a scratch buffer kept between runs (allocated by the untimed warm-up run). Their
+ * contents do not change the time: bitonic sort compares keys only. */
 static unsigned int *scratch_values;
 static size_t scratch_capacity;
 
-static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
+/* Makes the scratch values hold at least n (zeros). */
+static cudaError_t scratch_for(size_t n)
 {
     if (n > scratch_capacity) {
         CUDA_TRY(cudaFree(scratch_values));
@@ -23,12 +24,30 @@ static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
         CUDA_TRY(cudaMemset(scratch_values, 0, n * sizeof *scratch_values));
         scratch_capacity = n;
     }
+    return cudaSuccess;
+}
+
+static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
+{
+    CUDA_TRY(scratch_for(n));
     return bitonic_sort_pairs(d_keys, n ? scratch_values : NULL, n, 0);
 }
 
 static cudaError_t sort_keys_ascending(unsigned int *d_keys, size_t n)
 {
     return bitonic_sort_keys(d_keys, n, 0);
+}
+
+/* The bonus (TODO 3.5): the same two sorts with multistride passes. */
+static cudaError_t multistride_pairs_ascending(unsigned int *d_keys, size_t n)
+{
+    CUDA_TRY(scratch_for(n));
+    return bitonic_sort_multistride_pairs(d_keys, n ? scratch_values : NULL, n, 0);
+}
+
+static cudaError_t multistride_keys_ascending(unsigned int *d_keys, size_t n)
+{
+    return bitonic_sort_multistride_keys(d_keys, n, 0);
 }
 
 /* Prints one row of the trace: the keys, in runs of `size` ('+' ascending, '-' descending). */
@@ -128,6 +147,31 @@ static double bytes_pairs(size_t n)
     return 2.0 * bytes_keys(n);
 }
 
+/* The multistride sort's passes (TODO 3.5): one tile pass; then for each larger stage, its
+ * strides of a tile or more in passes of up to 4, and one tile pass. */
+static double multistride_passes(size_t n)
+{
+    size_t m = bitonic_padded_length(n), stages = 0;
+    while (((size_t)BITONIC_MS_TILE << stages) < m) {
+        stages++;
+    }
+    double passes = 1.0;
+    for (size_t s = 1; s <= stages; s++) { /* stage s has s strides of a tile or more */
+        passes += (double)((s + 3) / 4) + 1.0;
+    }
+    return passes;
+}
+
+static double bytes_multistride_keys(size_t n)
+{
+    return multistride_passes(n) * 2.0 * sizeof(unsigned int) * bitonic_padded_length(n);
+}
+
+static double bytes_multistride_pairs(size_t n)
+{
+    return 2.0 * bytes_multistride_keys(n);
+}
+
 static const size_t bench_sizes[] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 26, 0};
 
 int main(int argc, char **argv)
@@ -136,7 +180,11 @@ int main(int argc, char **argv)
         .name = "bitonic",
         .title = "Lab 03, bitonic sort of key/value pairs",
         .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4", bytes_pairs},
-                  {"keys", sort_keys_ascending, 0, "3.1-3.4", bytes_keys}},
+                  {"keys", sort_keys_ascending, 0, "3.1-3.4", bytes_keys},
+                  {"multistride-pairs", multistride_pairs_ascending, 0, "3.5",
+                   bytes_multistride_pairs},
+                  {"multistride-keys", multistride_keys_ascending, 0, "3.5",
+                   bytes_multistride_keys}},
         .default_n = 4096,
         .trace = trace_network,
         .trace_max_n = 32,
