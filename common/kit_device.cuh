@@ -69,6 +69,31 @@ typedef struct {
     size_t bytes;   /**< 0: no buffer (e.g. values when the sort has none) */
 } kit_buffer;
 
+/** Each buffer of ::kit_alloc_buffers starts this many bytes into its block (a multiple). */
+#define KIT_BUFFER_ALIGN 256
+
+/** The bytes of one block for @p buffers, each part rounded up to ::KIT_BUFFER_ALIGN. */
+static inline size_t kit_buffers_total(const kit_buffer *buffers, int count)
+{
+    size_t total = 0;
+    for (int i = 0; i < count; i++) {
+        total += (buffers[i].bytes + KIT_BUFFER_ALIGN - 1) / KIT_BUFFER_ALIGN * KIT_BUFFER_ALIGN;
+    }
+    return total;
+}
+
+/** Sets each buffer's address in @p block, in order (NULL for a part of no bytes, or when
+ * @p block is NULL). */
+static inline void kit_buffers_place(void *block, kit_buffer *buffers, int count)
+{
+    size_t offset = 0;
+    for (int i = 0; i < count; i++) {
+        *buffers[i].address = block && buffers[i].bytes > 0 ? (void *)((char *)block + offset)
+                                                            : NULL;
+        offset += (buffers[i].bytes + KIT_BUFFER_ALIGN - 1) / KIT_BUFFER_ALIGN * KIT_BUFFER_ALIGN;
+    }
+}
+
 /**
  * Allocates @p count temporary buffers as one cudaMalloc, each starting 256-byte aligned,
  * and sets each one's address; `*block` is the allocation, for ::kit_free_buffers. One
@@ -78,24 +103,56 @@ typedef struct {
  */
 static inline cudaError_t kit_alloc_buffers(void **block, kit_buffer *buffers, int count)
 {
-    const size_t align = 256;
-    size_t total = 0;
-    for (int i = 0; i < count; i++) {
-        total += (buffers[i].bytes + align - 1) / align * align;
-    }
+    size_t total = kit_buffers_total(buffers, count);
     *block = NULL;
-    cudaError_t err = cudaMalloc(block, total ? total : align);
-    size_t offset = 0;
-    for (int i = 0; i < count; i++) {
-        int present = err == cudaSuccess && buffers[i].bytes > 0;
-        *buffers[i].address = present ? (void *)((char *)*block + offset) : NULL;
-        offset += (buffers[i].bytes + align - 1) / align * align;
-    }
+    cudaError_t err = cudaMalloc(block, total ? total : KIT_BUFFER_ALIGN);
     if (err != cudaSuccess) {
         kit_report_cuda_error(err, "cudaMalloc of the sort's temporary buffers", __FILE__,
                               __LINE__);
         *block = NULL;
     }
+    kit_buffers_place(*block, buffers, count);
+    return err;
+}
+
+/**
+ * Temporary buffers kept from one call to the next, as a caller of CUB hands the same temp
+ * storage to every call: only the first call, or one that needs more room, pays a cudaMalloc
+ * (and the cudaFree of the smaller block, which waits for the GPU). The calls of a lab's API go
+ * to the default stream one after another, so they may share one cache. It is never freed:
+ * the process's end frees it.
+ */
+typedef struct {
+    void *block;  /**< the allocation (NULL before the first call) */
+    size_t bytes; /**< its size */
+} kit_buffer_cache;
+
+/** ::kit_alloc_buffers from @p cache: sets each buffer's address in its block, grown first
+ * when the buffers need more room. On failure it says so on stderr, sets every address to
+ * NULL and returns the error (the cache is then empty). */
+static inline cudaError_t kit_cached_buffers(kit_buffer_cache *cache, kit_buffer *buffers,
+                                             int count)
+{
+    size_t total = kit_buffers_total(buffers, count);
+    cudaError_t err = cudaSuccess;
+    if (total > cache->bytes) {
+        if (cache->block) {
+            err = cudaFree(cache->block);
+        }
+        cache->block = NULL;
+        cache->bytes = 0;
+        if (err == cudaSuccess) {
+            err = cudaMalloc(&cache->block, total);
+        }
+        if (err != cudaSuccess) {
+            kit_report_cuda_error(err, "cudaMalloc of the sort's temporary buffers", __FILE__,
+                                  __LINE__);
+            cache->block = NULL;
+        } else {
+            cache->bytes = total;
+        }
+    }
+    kit_buffers_place(err == cudaSuccess ? cache->block : NULL, buffers, count);
     return err;
 }
 

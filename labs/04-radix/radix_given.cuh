@@ -171,19 +171,17 @@ size_t scan_scratch_count(size_t n)
     return count;
 }
 
-/** cudaMalloc of @p count words; nothing (NULL) for none. */
-cudaError_t alloc_words(unsigned int **p, size_t count)
-{
-    *p = NULL;
-    return count ? cudaMalloc((void **)p, count * sizeof **p) : cudaSuccess;
-}
+/**
+ * The lab's temporary device memory, kept from one API call to the next (kit_device.cuh):
+ * a cudaMalloc costs time, and a sort is timed with its calls, so only the first call (or one
+ * that needs more room) allocates, as a program that calls CUB keeps its temp storage.
+ */
+static kit_buffer_cache radix_cache;
 
 /**
- * Device buffers that several functions use together, carved out of one allocation (one
- * cudaMalloc and one cudaFree per sort: each costs time, and the sort is timed with them).
+ * Device buffers that several functions use together, carved out of ::radix_cache.
  */
 typedef struct {
-    void *base;            /**< the allocation */
     unsigned int *keys;    /**< the other half of a ping-pong: keys */
     unsigned int *values;  /**< ... and values (NULL when the sort has none) */
     unsigned int *flags;   /**< flags of a split, or the histogram table of a pass */
@@ -192,9 +190,9 @@ typedef struct {
 } work_buffers;
 
 /**
- * Allocates @p n keys (and values when @p with_values) of ping-pong room, @p flag_count flags
- * and their scan's scratch, and the two words of the key bits, all in one allocation
- * (kit_alloc_buffers(): each part starts 256-byte aligned; a part of no words is NULL).
+ * Carves @p n keys (and values when @p with_values) of ping-pong room, @p flag_count flags
+ * and their scan's scratch, and the two words of the key bits out of ::radix_cache (each part
+ * starts 256-byte aligned; a part of no words is NULL).
  */
 cudaError_t alloc_work(work_buffers *w, size_t n, int with_values, size_t flag_count)
 {
@@ -206,21 +204,15 @@ cudaError_t alloc_work(work_buffers *w, size_t n, int with_values, size_t flag_c
         {(void **)&w->scratch, scan_scratch_count(flag_count) * word},
         {(void **)&w->bits, 2 * word},
     };
-    return kit_alloc_buffers(&w->base, parts, (int)(sizeof parts / sizeof parts[0]));
-}
-
-/** Frees what ::alloc_work allocated. */
-cudaError_t free_work(work_buffers *w)
-{
-    return kit_free_buffers(&w->base);
+    return kit_cached_buffers(&radix_cache, parts, (int)(sizeof parts / sizeof parts[0]));
 }
 
 /**
- * The single-pass scan's workspace (TODO 4.5): one allocation of `bytes` bytes that must be
- * zero when the scan kernel starts (every status ::STATUS_X, the counter 0).
+ * The single-pass scan's workspace (TODO 4.5): `bytes` bytes from `base` (in ::radix_cache)
+ * that must be zero when the scan kernel starts (every status ::STATUS_X, the counter 0).
  */
 typedef struct {
-    void *base;                 /**< the allocation, `bytes` long */
+    void *base;                 /**< the workspace, `bytes` long */
     unsigned int *counter;      /**< the next tile number: the first word of base */
     unsigned long long *status; /**< one ::lookback_word per tile, after the counter's word */
     size_t bytes;               /**< 8 * (tiles + 1): what the reset zeroes, from base */
@@ -232,12 +224,12 @@ static inline size_t lookback_tile_count(size_t n)
     return (n + RADIX_LOOKBACK_TILE - 1) / RADIX_LOOKBACK_TILE;
 }
 
-/** Allocates the workspace of a single-pass scan of @p n > 0 values. */
+/** The workspace of a single-pass scan of @p n > 0 values, from ::radix_cache. */
 cudaError_t alloc_lookback(lookback_buffers *w, size_t n)
 {
     w->bytes = (lookback_tile_count(n) + 1) * sizeof(unsigned long long);
-    w->base = NULL;
-    CUDA_TRY(cudaMalloc(&w->base, w->bytes));
+    kit_buffer parts[] = {{&w->base, w->bytes}};
+    CUDA_TRY(kit_cached_buffers(&radix_cache, parts, 1));
     w->counter = (unsigned int *)w->base;
     w->status = (unsigned long long *)w->base + 1;
     return cudaSuccess;
@@ -250,11 +242,10 @@ static inline size_t onesweep_tile_count(size_t n)
 }
 
 /**
- * The onesweep sort's buffers (TODO 4.6), one allocation: the ping-pong halves, the digit
+ * The onesweep sort's buffers (TODO 4.6), from ::radix_cache: the ping-pong halves, the digit
  * counts of every pass, the passes' tile counters and the look-back status of one pass.
  */
 typedef struct {
-    void *base;             /**< the allocation */
     unsigned int *keys;     /**< the other half of a ping-pong: keys */
     unsigned int *values;   /**< ... and values (NULL when the sort has none) */
     unsigned int *bins;     /**< ONESWEEP_PASSES * RADIX_ONESWEEP_DIGITS: `bins[pass * 256 + d]`
@@ -266,7 +257,7 @@ typedef struct {
     size_t tiles;           /**< onesweep_tile_count(n) */
 } onesweep_buffers;
 
-/** Allocates the buffers of a onesweep sort of @p n >= 2 keys (and values). */
+/** The buffers of a onesweep sort of @p n >= 2 keys (and values), from ::radix_cache. */
 cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
 {
     const size_t word = sizeof(unsigned int);
@@ -277,7 +268,7 @@ cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
         {(void **)&w->bins, (ONESWEEP_PASSES * RADIX_ONESWEEP_DIGITS + ONESWEEP_PASSES) * word},
         {(void **)&w->status, w->tiles * RADIX_ONESWEEP_DIGITS * word},
     };
-    CUDA_TRY(kit_alloc_buffers(&w->base, parts, (int)(sizeof parts / sizeof parts[0])));
+    CUDA_TRY(kit_cached_buffers(&radix_cache, parts, (int)(sizeof parts / sizeof parts[0])));
     w->counters = w->bins + ONESWEEP_PASSES * RADIX_ONESWEEP_DIGITS;
     return cudaSuccess;
 }
@@ -349,10 +340,9 @@ extern "C" cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out,
         return cudaSuccess;
     }
     unsigned int *scratch = NULL;
-    CUDA_TRY(alloc_words(&scratch, scan_scratch_count(n)));
-    cudaError_t err = scan_with_scratch(d_in, d_out, n, scratch);
-    cudaError_t freed = cudaFree(scratch);
-    return err != cudaSuccess ? err : freed;
+    kit_buffer parts[] = {{(void **)&scratch, scan_scratch_count(n) * sizeof *scratch}};
+    CUDA_TRY(kit_cached_buffers(&radix_cache, parts, 1));
+    return scan_with_scratch(d_in, d_out, n, scratch);
 }
 
 extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
@@ -367,10 +357,8 @@ extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned
     }
     work_buffers w;
     CUDA_TRY(alloc_work(&w, 0, 0, n));
-    cudaError_t err =
-        split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags, w.scratch);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
+    return split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags,
+                      w.scratch);
 }
 
 extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_t n)
@@ -383,19 +371,15 @@ extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_va
     }
     work_buffers w;
     CUDA_TRY(alloc_work(&w, n, d_values != NULL, n));
-    cudaError_t err = sort_by_splits(d_keys, d_values, n, &w);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
+    return sort_by_splits(d_keys, d_values, n, &w);
 }
 
-/** Allocates the buffers of a sort of @p n >= 2 keys, sorts by digits, frees them. */
+/** The buffers of a sort of @p n >= 2 keys (::alloc_work), then the sort by digits. */
 cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
 {
     work_buffers w;
     CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
-    cudaError_t err = sort_by_digits(d_keys, d_values, n, &w, passes);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
+    return sort_by_digits(d_keys, d_values, n, &w, passes);
 }
 
 extern "C" cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
@@ -441,10 +425,8 @@ extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned 
     }
     work_buffers w;
     CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
-    cudaError_t err =
-        pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags, w.scratch);
-    cudaError_t freed = free_work(&w);
-    return err != cudaSuccess ? err : freed;
+    return pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags,
+                     w.scratch);
 }
 
 extern "C" cudaError_t radix_sort_counted(unsigned int *d_keys, unsigned int *d_values, size_t n,
@@ -505,9 +487,7 @@ extern "C" cudaError_t radix_scan_lookback(const unsigned int *d_in, unsigned in
     }
     lookback_buffers w;
     CUDA_TRY(alloc_lookback(&w, n));
-    cudaError_t err = scan_lookback(d_in, d_out, n, &w);
-    cudaError_t freed = cudaFree(w.base);
-    return err != cudaSuccess ? err : freed;
+    return scan_lookback(d_in, d_out, n, &w);
 }
 
 /** The onesweep API's checks and buffers, then onesweep_sort(). */
@@ -521,9 +501,7 @@ cudaError_t onesweep_checked(unsigned int *d_keys, unsigned int *d_values, size_
     }
     onesweep_buffers w;
     CUDA_TRY(alloc_onesweep(&w, n, d_values != NULL));
-    cudaError_t err = onesweep_sort(d_keys, d_values, n, &w);
-    cudaError_t freed = kit_free_buffers(&w.base);
-    return err != cudaSuccess ? err : freed;
+    return onesweep_sort(d_keys, d_values, n, &w);
 }
 
 extern "C" cudaError_t radix_sort_onesweep_keys(unsigned int *d_keys, size_t n)
