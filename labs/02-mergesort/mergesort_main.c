@@ -192,46 +192,37 @@ static cudaError_t trace_passes(unsigned int *d_keys, unsigned int *keys, size_t
     return err;
 }
 
-/* Global-memory passes of mergesort_sort_keys on n keys: the tiles, then one pass per width
- * from the tile up (the tiles are written where the last pass must end: no copy back). */
-static double global_passes(size_t n)
+/* Global-memory passes of a sort of n keys in tiles of `tile`: the tiles, then one pass per
+ * width from the tile up (the tiles are written where the last pass must end: no copy back).
+ * Each pass reads and writes every key (and value): --bench's bandwidth floor. */
+static double pass_bytes(size_t n, size_t tile, int with_values)
 {
     double passes = 1;
-    for (size_t width = MERGESORT_TILE; width < n; width *= 2) {
+    for (size_t width = tile; width < n; width *= 2) {
         passes++;
     }
-    return passes;
+    return passes * 2.0 * sizeof(unsigned int) * n * (with_values ? 2 : 1);
 }
 
-/* Each pass reads and writes every key (and value): --bench's bandwidth floor. */
 static double bytes_keys(size_t n)
 {
-    return global_passes(n) * 2.0 * sizeof(unsigned int) * n;
+    return pass_bytes(n, MERGESORT_TILE, 0);
 }
 
 static double bytes_pairs(size_t n)
 {
-    return 2.0 * bytes_keys(n);
+    return pass_bytes(n, MERGESORT_TILE, 1);
 }
 
-/* The same for TODO 2.6: its tiles, then one pass per width from MERGESORT_REG_TILE up. */
-static double reg_passes(size_t n)
-{
-    double passes = 1;
-    for (size_t width = MERGESORT_REG_TILE; width < n; width *= 2) {
-        passes++;
-    }
-    return passes;
-}
-
+/* TODO 2.6: its tiles are MERGESORT_REG_TILE keys. */
 static double bytes_keys_reg(size_t n)
 {
-    return reg_passes(n) * 2.0 * sizeof(unsigned int) * n;
+    return pass_bytes(n, MERGESORT_REG_TILE, 0);
 }
 
 static double bytes_pairs_reg(size_t n)
 {
-    return 2.0 * bytes_keys_reg(n);
+    return pass_bytes(n, MERGESORT_REG_TILE, 1);
 }
 
 /* One tier alone: log2(n) passes, each reading and writing every key, plus the copy back. */
