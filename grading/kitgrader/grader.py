@@ -198,8 +198,9 @@ class GradingContext:
         for lab in labs:
             plan = self.plans[lab.id]
             total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
-            total += sum(self.test_limit(lab, t.suite) for t in plan.tests) / max(
-                1, self.options.test_jobs)
+            # A test of a batch may run twice (it failed after others passed: alone again).
+            total += sum(self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
+                         for t in plan.tests) / max(1, self.options.test_jobs)
             if plan.reference_executor is not None and lab.rubric.speed:
                 total += 2 * speed.ROUNDS * lab.rubric.speed.time_limit_s
             if self.options.sanitize:
@@ -209,6 +210,13 @@ class GradingContext:
         if self.options.max_time:
             total = min(total, self.options.max_time)
         return total
+
+    def batched(self, lab, test):
+        """Whether a test may share its process and executor with others of its suite: not
+        the long ones (they balance the pool better alone), not those whose CPU time is judged
+        (their budget is per process, and their buffers live in the verdict process)."""
+        return (self.options.batch_tests and "large" not in test.name
+                and not lab.rubric.cpu.applies(test.id))
 
     def include_roots(self, lab):
         """Where a compile's headers may come from, as the sandbox names them."""
@@ -441,7 +449,7 @@ class SubmissionGrader:
         for state in built:
             for suite in state.result.suites.values():
                 batch = [i for i, run in enumerate(suite.runs)
-                         if opts.batch_tests and self._batched(state.lab, run.test)]
+                         if self.ctx.batched(state.lab, run.test)]
                 batch = batch if len(batch) > 1 else []
                 jobs += [(state, suite, [i]) for i in range(len(suite.runs)) if i not in batch]
                 jobs += [(state, suite, batch)] if batch else []
@@ -461,13 +469,6 @@ class SubmissionGrader:
             state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
                                 f"labs' ({len(jobs)} jobs in all, {opts.test_jobs} at a time): "
                                 f"{elapsed:.1f} s")
-
-    @staticmethod
-    def _batched(lab, test):
-        """Whether a test may share its process and executor with others of its suite: not
-        the long ones (they balance the pool better alone), not those whose CPU time is judged
-        (their budget is per process, and their buffers live in the verdict process)."""
-        return "large" not in test.name and not lab.rubric.cpu.applies(test.id)
 
     def _run_job(self, job):
         state, suite, indices = job
