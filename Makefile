@@ -153,12 +153,20 @@ lab_id = $(subst -,_,$(1))
 # A lab's hidden suites (instructors only; never in the student package), when there are any.
 lab_hidden = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/hidden/test_$(call lab_id,$(1))_hidden.c))
 lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1)).cu
+# A lab may have a second student file for its bonus TODOs, NAME_bonus.cu (so that neither
+# file grows past what a student reads in one sitting). The lab's object is then both files'
+# objects joined into one (ld -r), so everything that links a lab, and the grader, still sees
+# one object per lab.
+lab_bonus = $(wildcard labs/$(1)/$(call lab_name,$(1))_bonus.cu)
+lab_bonus_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1))_bonus.cu
 
 define VARIANT_RULES
-$(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h \
-        $(BUILD)/gencode.stamp
+$(BUILD)/$(2)/obj/$(1)$(if $(call lab_bonus,$(1)),.main).o: $(call lab_source,$(1),$(2)) \
+        labs/$(1)/$(call lab_name,$(1)).h $(BUILD)/gencode.stamp
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
+
+$(if $(call lab_bonus,$(1)),$(call BONUS_RULES,$(1),$(2)))
 
 $(BUILD)/$(2)/test_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
         $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(call lab_hidden,$(1)) \
@@ -171,6 +179,16 @@ $(BUILD)/$(2)/bin/$(call lab_name,$(1)): $(BUILD)/obj/labs/$(1)/$(call lab_name,
 	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS_$(1)) -o $$@ $$^ $$(LDLIBS)
 endef
 
+define BONUS_RULES
+$(BUILD)/$(2)/obj/$(1).bonus.o: $(call lab_bonus_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h \
+        $(BUILD)/gencode.stamp
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/$(2)/obj/$(1).o: $(BUILD)/$(2)/obj/$(1).main.o $(BUILD)/$(2)/obj/$(1).bonus.o
+	$(LD) -r -o $$@ $$^
+endef
+
 define LAB_RULES
 $(BUILD)/obj/labs/$(1)/%.o: CFLAGS += -Ilabs/$(1)
 $(if $(HAVE_SOLUTIONS),$(call VARIANT_RULES,$(1),solution))
@@ -180,7 +198,8 @@ $(foreach l,$(LABS_ALL),$(eval $(call LAB_RULES,$(l))))
 
 lab_targets = $(foreach v,$(VARIANTS),$(BUILD)/$(v)/test_$(call lab_id,$(1)) \
                 $(BUILD)/$(v)/bin/$(call lab_name,$(1)))
-SKELETON_PAIRS := $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu))
+SKELETON_PAIRS := $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu \
+                    $(if $(call lab_bonus,$(l)),$(l)/$(call lab_name,$(l))_bonus.cu)))
 
 # ---- what the grader links a student's file with ---------------------------------------------
 # grading/grade compiles only the student's .cu (with the flags below) and links it with these
