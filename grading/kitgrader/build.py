@@ -138,6 +138,7 @@ class Step:
     command: list
     output: str
     message: str = ""  # for the student: what went wrong, short, paths made readable
+    refused: bool = False  # the file broke an include rule (not a compile error)
 
 
 def _readable(output, work_dir, kit_root):
@@ -254,7 +255,8 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     shutil.rmtree(kept, ignore_errors=True)
     if problem:
         Path(obj).unlink(missing_ok=True)
-        return Step(ok=False, command=step.command, output=step.output, message=problem)
+        return Step(ok=False, command=step.command, output=step.output, message=problem,
+                        refused=True)
     if not step.ok and not iso.kind.startswith("bwrap"):
         # Without bubblewrap the compiler sees the whole machine, and its error message could
         # quote a file it had no business reading: list the headers alone (nvcc -M) and check
@@ -263,12 +265,30 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
                         work, lab.kit.root, time_limit, "compiling")
         problem = header_problem() if listing.ok else None
         if problem:
-            return Step(ok=False, command=step.command, output="", message=problem)
+            return Step(ok=False, command=step.command, output="", message=problem,
+                        refused=True)
     if step.ok:
         problem = header_problem()
         if problem:
             Path(obj).unlink(missing_ok=True)
-            return Step(ok=False, command=step.command, output=step.output, message=problem)
+            return Step(ok=False, command=step.command, output=step.output, message=problem,
+                        refused=True)
+    return step
+
+
+def join_objects(tc, iso, lab, objs, out, time_limit=LINK_TIME_LIMIT_S):
+    """A lab of two student files (its bonus in the second): their objects joined into one
+    (ld -r), as make joins them, so that the rule checks see the lab's code as one object
+    (the files' calls to each other are resolved inside it) and the executor links one."""
+    work = Path(out).parent
+    linker = shutil.which("ld") or "/usr/bin/ld"
+    argv = [linker, "-r", "-o", _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
+            *[_inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}") for obj in objs]]
+    sandbox.prepare_writable(iso, work)
+    command = sandbox.command(iso, argv, ro=_cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
+                              cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
+    step = _step(command, lab.kit.root, work, lab.kit.root, time_limit, "joining the objects")
+    sandbox.reclaim(iso, work)
     return step
 
 

@@ -108,6 +108,15 @@ class Lab:
         return self.rubric.student_file
 
     @property
+    def bonus_file(self):
+        """The lab's second student file, for its bonus TODOs (None: the lab has one file)."""
+        return self.rubric.bonus_file
+
+    @property
+    def student_files(self):
+        return [self.student_file] + ([self.bonus_file] if self.bonus_file else [])
+
+    @property
     def test_obj(self):
         return self.kit.obj("tests", f"test_{self.symbol_id}.o")
 
@@ -162,6 +171,11 @@ def discover_labs(kit):
             rubric=lab_rubric(kit.rubric_dir, folder.name, match.group("name")),
             kit=kit,
         ))
+        bonus = labs[-1].bonus_file
+        if bonus and not (folder / bonus).is_file():
+            raise GraderError(f"{folder.name}'s rubric names the bonus file {bonus}, and "
+                              f"{folder / bonus} (the copy a submission without one is graded "
+                              "with) is missing")
     return labs
 
 
@@ -188,8 +202,9 @@ class Rejected(Exception):
     """The grader will not take a student's file; the message says why, for the student."""
 
 
-def find_student_file(submission, lab):
-    """Where a submission holds the lab's student file, or None.
+def find_student_file(submission, lab, name=None):
+    """Where a submission holds the lab's student file (or its file @p name, the bonus file),
+    or None.
 
     Looked for, in this order: DIR/NN-name/FILE (a folder shaped like labs/),
     DIR/labs/NN-name/FILE (a whole copy of the kit), DIR/FILE (only the student files), and
@@ -199,12 +214,11 @@ def find_student_file(submission, lab):
     grading machine. A link in the file's own place is returned, so that read_student_file()
     refuses it with a message rather than the file seeming missing.
     """
-    submission = Path(submission)
-    for parts in ((lab.id, lab.student_file), ("labs", lab.id, lab.student_file),
-                  (lab.student_file,)):
+    submission, name = Path(submission), name or lab.student_file
+    for parts in ((lab.id, name), ("labs", lab.id, name), (name,)):
         if _real_folders(submission, parts[:-1]) and _is_entry(submission.joinpath(*parts)):
             return submission.joinpath(*parts)
-    copies = misplaced_copies(submission, lab)
+    copies = misplaced_copies(submission, lab, name=name)
     return copies[0] if len(copies) == 1 else None
 
 
@@ -229,16 +243,16 @@ def _is_entry(path):
         return False
 
 
-def misplaced_copies(submission, lab, deepest=4):
-    """Files named like the lab's student file anywhere below the submission (not too deep,
-    hidden folders left out, symbolic links to folders not followed)."""
-    submission = Path(submission)
+def misplaced_copies(submission, lab, deepest=4, name=None):
+    """Files named like the lab's student file (or @p name) anywhere below the submission (not
+    too deep, hidden folders left out, symbolic links to folders not followed)."""
+    submission, name = Path(submission), name or lab.student_file
     found = []
     for folder, folders, files in os.walk(submission, followlinks=False):
         depth = len(Path(folder).relative_to(submission).parts)
         folders[:] = sorted(f for f in folders if not f.startswith(".")) if depth < deepest else []
-        if lab.student_file in files:
-            found.append(Path(folder) / lab.student_file)
+        if name in files:
+            found.append(Path(folder) / name)
     return sorted(found)
 
 

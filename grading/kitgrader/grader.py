@@ -312,6 +312,8 @@ class SubmissionGrader:
             with ThreadPoolExecutor(max_workers=max(1, len(self.labs))) as pool:
                 states = list(pool.map(self._start_lab, self.labs))
             result.labs.extend(state.result for state in states)
+            result.notes += [f"{state.lab.id}: {note}" for state in states
+                             for note in state.result.notes]
             if no_gpu:
                 # What a student can learn at home: each file compiles, includes and calls
                 # only what its lab allows, and links; the tests wait for a GPU.
@@ -408,11 +410,22 @@ class SubmissionGrader:
         self.echo(f"{lab.id}: compiling {lab.student_file}")
         started, timing = time.monotonic(), []  # where a lab's grading time goes: timing.log
         obj = work / f"{lab.id}.o"
-        step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
+        main_obj = work / f"{lab.id}.main.o" if lab.bonus_file else obj
+        step = build.compile_student(tc, iso, lab, copy, main_obj, self.ctx.include_roots(lab))
         (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
         if not step.ok:
             self._stop(result, COMPILE_ERROR, step.message)
             return
+        if lab.bonus_file:
+            bonus_obj = self._compile_bonus(lab, result, work, logs)
+            if bonus_obj is None:
+                return
+            step = build.join_objects(tc, iso, lab, [main_obj, bonus_obj], obj)
+            with open(logs / "build.log", "a") as log:
+                log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
+            if not step.ok:
+                self._stop(result, LINK_ERROR, step.message)
+                return
         try:
             findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
         except forbidden.CheckFailed as err:
@@ -420,7 +433,7 @@ class SubmissionGrader:
                        f"symbols did not finish: {err}")
             return
         if findings:
-            message = forbidden.summary(findings, lab.student_file)
+            message = forbidden.summary(findings, " or ".join(lab.student_files))
             (logs / "forbidden.log").write_text(message + "\n")
             self._stop(result, FORBIDDEN, message)
             return
@@ -437,6 +450,53 @@ class SubmissionGrader:
 
         timing.append(f"compile, check and link: {time.monotonic() - started:.1f} s")
         state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
+
+    def _compile_bonus(self, lab, result, work, logs):
+        """The lab's bonus file (its second student file) compiled: the submission's, or the
+        kit's copy (the skeleton, whose bonus tests fail) when the submission has none or its
+        copy does not compile, with a note saying so: an unfinished bonus costs the bonus,
+        never the lab. A bonus file that breaks a rule (a link, an include from elsewhere)
+        stops the lab, as the student file would; the rule checks of the joined object cover
+        both files. Returns the object, or None (stopped)."""
+        name, tc, iso = lab.bonus_file, self.ctx.toolchain, self.isolation
+        copy, obj = work / name, work / f"{lab.id}.bonus.o"
+        source, note = find_student_file(self.submission, lab, name), None
+        if source is None:
+            note = (f"no {name} in the submission: its bonus TODOs were graded with the kit's "
+                    f"copy of it (the skeleton), so the bonus suites score 0")
+        else:
+            try:
+                text = read_student_file(self.submission, source)
+            except Rejected as err:
+                self._stop(result, REJECTED, str(err))
+                return None
+            problem = includes.scan_source(text.decode("utf-8", "replace"), name)
+            if problem:
+                self._stop(result, REJECTED, problem)
+                return None
+            copy.write_bytes(text)
+            self.echo(f"{lab.id}: compiling {name}")
+            step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
+            with open(logs / "build.log", "a") as log:
+                log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
+            if step.ok:
+                return obj
+            if step.refused:  # an include from elsewhere: refused, as in the student file
+                self._stop(result, COMPILE_ERROR, step.message)
+                return None
+            note = (f"{name} did not compile (logs/{lab.id}/build.log): its bonus TODOs were "
+                    "graded with the kit's copy of it (the skeleton), so the bonus suites "
+                    "score 0")
+        copy.write_bytes((lab.dir / name).read_bytes())
+        step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
+        with open(logs / "build.log", "a") as log:
+            log.write(f"\n$ (the kit's {name}) {' '.join(step.command)}\n{step.output}")
+        if not step.ok:
+            self._stop(result, COMPILE_ERROR, f"the kit's copy of {name} (labs/{lab.id}/{name}) "
+                       f"did not compile with your {lab.student_file}: {step.message}")
+            return None
+        result.notes.append(note)
+        return obj
 
     def _run_tests(self, states):
         """Every test of every lab that built, in one pool of test_jobs at a time. A suite's

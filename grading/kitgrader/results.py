@@ -79,6 +79,7 @@ class LabResult:
     status: str = GRADED
     message: str = ""  # why a lab was not graded, for the student
     source: str = ""  # where the student file came from
+    notes: list = field(default_factory=list)  # e.g. the bonus file graded as the kit's
     suites: dict = field(default_factory=dict)  # name -> SuiteResult
     speed: SpeedOutcome = None
     sanitizer: list = field(default_factory=list)  # sanitize.SanitizerRun

@@ -2,7 +2,11 @@
 
     {
       "title": "Lab 01: odd-even transposition sort",
-      "student_file": "oddeven.cu",          the one file taken from a submission
+      "student_file": "oddeven.cu",          the file taken from a submission
+      "bonus_file": "oddeven_bonus.cu",      optional: a second file, for the bonus TODOs;
+                                             a submission without it (or whose copy does not
+                                             compile) is graded with the kit's copy of it,
+                                             labs/NN-name/FILE (the skeleton)
       "time_limit_s": 60,                    per test, unless a suite says otherwise
       "suites": {                            one suite per TODO; order = order in the table
         "1.1_phase": {"points": 25},
@@ -107,6 +111,7 @@ class Rubric:
     lab: str
     title: str
     student_file: str
+    bonus_file: str = None
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
     suites: dict = field(default_factory=dict)  # suite -> SuiteRule, in table order
     speed: SpeedRule = None
@@ -191,7 +196,7 @@ def load_rubric(path, lab_id, lab_name):
     except (OSError, ValueError) as err:
         raise GraderError(f"rubric {path}: cannot read it: {err}")
     r = _Reader(path)
-    r.keys(data, "top level", ["lab", "title", "student_file", "time_limit_s", "suites",
+    r.keys(data, "top level", ["lab", "title", "student_file", "bonus_file", "time_limit_s", "suites",
                                "speed", "sanitizer", "forbidden", "allow", "cpu"])
     if "lab" in data and data["lab"] != lab_id:
         r.fail("lab", f"says {data['lab']!r} but the file is for {lab_id!r}")
@@ -199,11 +204,15 @@ def load_rubric(path, lab_id, lab_name):
         lab=lab_id,
         title=str(data.get("title", lab_id)),
         student_file=str(data.get("student_file", f"{lab_name}.cu")),
+        bonus_file=str(data["bonus_file"]) if data.get("bonus_file") else None,
         time_limit_s=r.number(data, "time_limit_s", "top level", DEFAULT_TIME_LIMIT_S, 1),
         source=str(path),
     )
-    if "/" in rubric.student_file or rubric.student_file.startswith("."):
-        r.fail("student_file", "must be a plain file name, like oddeven.cu")
+    for key, name in (("student_file", rubric.student_file), ("bonus_file", rubric.bonus_file)):
+        if name is not None and ("/" in name or name.startswith(".") or not name.endswith(".cu")):
+            r.fail(key, "must be a plain file name ending in .cu, like oddeven.cu")
+    if rubric.bonus_file == rubric.student_file:
+        r.fail("bonus_file", "must differ from student_file")
     allow = data.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) and a for a in allow):
         r.fail("allow", "must be a list of names a lab file may call, e.g. [\"cudaMallocHost\"]")

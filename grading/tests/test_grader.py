@@ -38,7 +38,7 @@ from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, s
 
 FIXTURE_KIT = TESTS / "fixture_kit"
 HOST = TESTS / "fixtures" / "host"
-FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount"]
+FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount", "95-hostbonus"]
 BUILD = ROOT / "build"  # the real build; --build changes it
 STATE = {}  # the fixture build, made once
 
@@ -105,9 +105,14 @@ def make_fixture_build():
             str(fb / "lib/libcunit.a"), "-lm"])
         solution_obj = fb / "solution" / "obj" / f"{lab}.o"
         solution_obj.parent.mkdir(parents=True, exist_ok=True)
-        sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
-            str(FIXTURE_KIT / "solutions" / lab / f"{name}.cu"), "-o", str(solution_obj)],
-           cwd=ROOT)
+        # A lab with a bonus file: both files' objects joined, as make joins them.
+        sources = [FIXTURE_KIT / "solutions" / lab / f"{name}{part}.cu" for part in ("", "_bonus")]
+        objects = []
+        for source in (s for s in sources if s.exists()):
+            objects.append(solution_obj.with_suffix(f".{len(objects)}.o"))
+            sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
+                str(source), "-o", str(objects[-1])], cwd=ROOT)
+        sh(["ld", "-r", "-o", str(solution_obj), *map(str, objects)])
         sh([env["NVCC"], arch, "-o", str(fb / "solution" / f"test_{ident}"),
             str(fb / "obj/tests/runner.o"), str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
             str(solution_obj), str(fb / "lib/libkit.a"), str(fb / "lib/libcunit.a"), "-lm"])
@@ -576,6 +581,53 @@ class Batches(unittest.TestCase):
         self.assertIn("no answer within 3 s", negative["output"])
         # Judged in the batch, where it had its whole limit: not run a second time.
         self.assertIn("ran in one process", (logs / "1.2_max.negative.log").read_text())
+
+
+class BonusFile(unittest.TestCase):
+    """A lab of two student files (fixture lab 95: hostbonus.cu and hostbonus_bonus.cu, as
+    Labs 02-04 keep their bonus TODOs): both taken, compiled and joined; a missing or broken
+    bonus file costs the bonus only; a bonus file that breaks a rule costs the lab."""
+
+    def graded(self, name):
+        rc, out, err, results, _ = grade(HOST / name, "--lab", "95")
+        self.assertIsNotNone(results, out + err)
+        return results["extra_data"]["labs"]["95-hostbonus"], results, out
+
+    def test_both_files_graded_and_joined(self):
+        lab, results, out = self.graded("bonus_good")
+        self.assertEqual(lab["status"], "graded", lab["message"])
+        self.assertEqual((lab["score"], lab["max_score"]), (15, 10))  # the bonus's +5
+        self.assertEqual(results["extra_data"]["notes"], [])
+
+    def test_missing_bonus_file_costs_the_bonus_only(self):
+        lab, results, out = self.graded("bonus_missing")
+        self.assertEqual(lab["status"], "graded", lab["message"])
+        self.assertEqual((lab["score"], lab["max_score"]), (10, 10))
+        squares = tests_of(results, "95-hostbonus 5.2_squares")
+        self.assertEqual(squares["95-hostbonus 5.2_squares/small"]["status"], "failed")
+        notes = " ".join(results["extra_data"]["notes"])
+        self.assertIn("no hostbonus_bonus.cu in the submission", notes)
+        self.assertIn("note: 95-hostbonus: no hostbonus_bonus.cu", out)
+
+    def test_bonus_file_that_does_not_compile_costs_the_bonus_only(self):
+        lab, results, _ = self.graded("bonus_broken")
+        self.assertEqual(lab["status"], "graded", lab["message"])
+        self.assertEqual((lab["score"], lab["max_score"]), (10, 10))
+        notes = " ".join(results["extra_data"]["notes"])
+        self.assertIn("hostbonus_bonus.cu did not compile", notes)
+        build = tests_of(results, "95-hostbonus build")
+        self.assertFalse(build and build["95-hostbonus build"]["status"] == "failed")
+
+    def test_rules_cover_the_bonus_file(self):
+        lab, results, _ = self.graded("bonus_forbidden")
+        self.assertEqual(lab["status"], "forbidden", lab["message"])
+        self.assertEqual(lab["score"], 0)
+        self.assertIn("getenv", lab["message"])
+        self.assertIn("hostbonus_bonus.cu", lab["message"])
+        lab, results, _ = self.graded("bonus_include_passwd")
+        self.assertEqual(lab["score"], 0, lab["message"])
+        self.assertIn(lab["status"], ("rejected", "compile error"), lab["message"])
+        self.assertNotIn("root:x:0", json.dumps(results))
 
 
 class HostileSubmissions(unittest.TestCase):
