@@ -1,5 +1,6 @@
 #include "bench_csv.h"
 
+#include <errno.h>
 #include <string.h>
 
 int kit_bench_csv_header(FILE *out)
@@ -9,6 +10,21 @@ int kit_bench_csv_header(FILE *out)
                  out) < 0
                ? -1
                : 0;
+}
+
+FILE *kit_bench_csv_open(const char *path, const char *who)
+{
+    FILE *csv = fopen(path, "a");
+    if (!csv) {
+        fprintf(stderr, "%s: --csv %s: %s\n", who, path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(csv, 0, SEEK_END) != 0 || (ftell(csv) == 0 && kit_bench_csv_header(csv) != 0)) {
+        fprintf(stderr, "%s: --csv %s: cannot write the header\n", who, path);
+        fclose(csv);
+        return NULL;
+    }
+    return csv;
 }
 
 /* One text field: quoted only when it must be (RFC 4180), a line break made a space. */

@@ -38,6 +38,10 @@ typedef struct {
 /** Writes the header line. Returns 0, or -1 when the write failed. */
 int kit_bench_csv_header(FILE *out);
 
+/** Opens @p path (`--csv FILE`) to append rows to, writing the header first when the file is
+ * empty. Returns the file, or NULL after a message on stderr that starts with @p who. */
+FILE *kit_bench_csv_open(const char *path, const char *who);
+
 /** Writes @p row as one line; text fields are quoted when they hold a comma, a quote or a
  * line break (quotes doubled, line breaks replaced by spaces). Returns 0, or -1. */
 int kit_bench_csv_row(FILE *out, const kit_bench_row *row);

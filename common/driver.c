@@ -259,29 +259,12 @@ static cudaError_t time_lab_sort(const kit_driver_algo *algo, const unsigned int
     return err;
 }
 
-/* Opens --csv's FILE to append to, with the header first when it is empty; NULL and a message
- * when it cannot be written. */
-static FILE *open_csv(const kit_lab_driver *lab, const char *path)
-{
-    FILE *csv = fopen(path, "a");
-    if (!csv) {
-        fprintf(stderr, "%s: --csv %s: %s\n", lab->name, path, strerror(errno));
-        return NULL;
-    }
-    if (fseek(csv, 0, SEEK_END) != 0 || (ftell(csv) == 0 && kit_bench_csv_header(csv) != 0)) {
-        fprintf(stderr, "%s: --csv %s: cannot write the header\n", lab->name, path);
-        fclose(csv);
-        return NULL;
-    }
-    return csv;
-}
-
 static int run_bench(const kit_lab_driver *lab, const options *opt)
 {
     FILE *csv = NULL;
     kit_bench_row row = {0};
     if (opt->csv) {
-        if (!(csv = open_csv(lab, opt->csv))) {
+        if (!(csv = kit_bench_csv_open(opt->csv, lab->name))) {
             return KIT_EXIT_USAGE;
         }
         static struct cudaDeviceProp prop;
