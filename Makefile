@@ -157,7 +157,8 @@ lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$
 # file grows past what a student reads in one sitting). The lab's object is then both files'
 # objects joined into one (ld -r), so everything that links a lab, and the grader, still sees
 # one object per lab.
-lab_bonus = $(wildcard labs/$(1)/$(call lab_name,$(1))_bonus.cu)
+lab_bonus = $(firstword $(wildcard labs/$(1)/$(call lab_name,$(1))_bonus.cu \
+                                   solutions/$(1)/$(call lab_name,$(1))_bonus.cu))
 lab_bonus_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1))_bonus.cu
 
 define VARIANT_RULES

@@ -51,8 +51,11 @@ def solution_lines():
     for path in list((ROOT / "labs").glob("*/*.h")) + list((ROOT / "labs").glob("*/*_main.c")):
         public |= _lines(path)
     lines = {}
-    for folder in sorted((ROOT / "solutions").glob("[0-9][0-9]-*")):
-        solution = folder / f"{folder.name.split('-', 1)[1]}.cu"  # the lab's file, no other
+    # The lab's student files (NAME.cu and the bonus's NAME_bonus.cu), no other.
+    solutions = [folder / f"{folder.name.split('-', 1)[1]}{part}.cu"
+                 for folder in sorted((ROOT / "solutions").glob("[0-9][0-9]-*"))
+                 for part in ("", "_bonus")]
+    for solution in solutions:
         if not solution.is_file():
             continue
         text = solution.read_text()
