@@ -3,7 +3,8 @@
  * @brief Lab 03: bitonic sort of key/value pairs. Your file: fill in the TODOs.
  *
  * Read labs/03-bitonic/README.md first. Each TODO is tested on its own:
- * `build/student/test_03_bitonic -s 3.1_tiles` runs the tests of TODO 3.1, and so on.
+ * `build/student/test_03_bitonic -s 3.1_tiles` runs the tests of TODO 3.1, and so on. The
+ * bonus, TODO 3.5, is in a file of its own, bitonic_bonus.cu.
  *
  * Layers, from the bottom: one comparator (a thread), a tile in shared memory (a block), one
  * step over global memory (the grid), and the host code that puts the steps in order.
@@ -17,7 +18,8 @@
 
 /* Given, in bitonic_given.cuh (read it: your kernels use all of it): TILE_THREADS and
  * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(). */
+ * tile_count()) and blocks_for(); through it, bitonic_common.cuh: runs_sort_fn, the type of
+ * the runs sort that the padding of TODO 3.4 takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -188,14 +190,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* TODO 3.4: one thread per output pair */
 }
 
-/**
- * A sort of every run of @p run keys of @p n (n a multiple of run, run a power of two):
- * ::sort_runs (TODO 3.4) or ::multistride_sort_runs (TODO 3.5). The padded sort takes one, so
- * both sorts share the padding.
- */
-typedef cudaError_t (*runs_sort_fn)(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                    size_t run, int descending);
-
 /** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
 typedef struct {
     unsigned int *keys;           /**< count * m keys */
@@ -227,7 +221,10 @@ cudaError_t free_padded(padded_buffers *p)
     return cudaSuccess;
 }
 
-/** Allocates the padded buffers, sorts through them with @p sort_runs_of, and frees them. */
+/**
+ * Allocates the padded buffers, sorts through them with @p sort_runs_of, and frees them. The
+ * bonus sort (bitonic_bonus.cu) calls it too, with its own runs sort.
+ */
 cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
                         int descending, runs_sort_fn sort_runs_of)
 {
@@ -247,106 +244,6 @@ cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, 
     }
     cudaError_t freed = free_padded(&p);
     return err != cudaSuccess ? err : freed;
-}
-
-/* ------------------------------------------------------------------------------------------
- * TODO 3.5 (bonus): multistride passes. A thread holds BITONIC_MS_KEYS = 16 keys in registers
- * (arrangements: multistride_index() in bitonic_given.cuh). One pass over a tile of
- * BITONIC_MS_TILE = 4096 keys does every stride below the tile: four in registers, an
- * exchange through shared memory, four more, another exchange, the last four. One pass over
- * global memory does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
- * ------------------------------------------------------------------------------------------ */
-
-/* TODO 3.5: helpers: comparator and steps in registers, exchanges, a tile pass */
-
-/**
- * TODO 3.5. Keys only: block b does stages @p first_size, 2 * first_size, ..., @p last_size
- * on tile b (keys `b * BITONIC_MS_TILE` ..., fewer in a partial last tile), each stage's steps
- * of stride `min(size, BITONIC_MS_TILE) / 2` down to 1, in one pass: thread t loads keys
- * t + 256 r (arrangement 8), does the strides of each group of four in registers, exchanging
- * the tile through shared memory between groups, and stores the tile as it loaded it. With
- * stages 2 .. min(run, tile) it sorts every tile (as TODO 3.1 does); with one stage
- * `size` > the tile it ends that stage (as TODO 3.3 does).
- */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_tile_keys_kernel(unsigned int *keys, size_t n, size_t first_size, size_t last_size,
-                                 size_t run, int descending)
-{
-    /* TODO 3.5: a tile of keys in shared memory, the body without values */
-}
-
-/**
- * TODO 3.5. ::multistride_tile_keys_kernel for keys and values: each value moves with its
- * key, in registers and through shared memory. (Two kernels rather than one that tests for
- * values: that one needs the registers of both, and the keys-only one, alone, far fewer, so
- * more of its blocks fit on an SM.)
- */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_tile_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
-                                  size_t first_size, size_t last_size, size_t run, int descending)
-{
-    /* TODO 3.5: tiles of keys and values in shared memory, the body with values */
-}
-
-/**
- * TODO 3.5: launches ::multistride_tile_pairs_kernel, or ::multistride_tile_keys_kernel when
- * @p d_values is NULL, one block per tile of the n keys (n > 0).
- */
-cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                              size_t first_size, size_t last_size, size_t run, int descending)
-{
-    /* TODO 3.5: one block of MULTISTRIDE_THREADS threads per tile, the last partial */
-    KIT_TODO_STUB(d_keys, d_values, n, first_size, last_size, run, descending);
-}
-
-/* TODO 3.5: the body that both global kernels share: load, steps in registers, store */
-
-/**
- * TODO 3.5. Keys only: steps of stride @p top, top / 2, ..., `low` = top >> (steps - 1) of
- * stage @p size in one pass over global memory (1 <= @p steps <= MULTISTRIDE_STEPS): thread q
- * holds the 2^steps keys these steps combine, `first + r * low` for r < 2^steps, where `first`
- * is q with `steps` zero bits inserted at the position of low's bit (bitonic_pair_low()
- * inserts one); it does the steps in registers and writes the keys back. A warp's 32 threads
- * read 32 neighbouring keys per register. The keys of a thread differ only in bits below
- * `size`, so one direction serves all its comparators.
- */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_global_keys_kernel(unsigned int *keys, size_t n, size_t size, size_t top,
-                                   unsigned steps, size_t run, int descending)
-{
-    /* TODO 3.5: one thread per 2^steps keys, the body without values */
-}
-
-/** TODO 3.5. ::multistride_global_keys_kernel for keys and values. */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
-    multistride_global_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
-                                    size_t top, unsigned steps, size_t run, int descending)
-{
-    /* TODO 3.5: one thread per 2^steps pairs, the body with values */
-}
-
-/**
- * TODO 3.5: launches ::multistride_global_pairs_kernel, or ::multistride_global_keys_kernel
- * when @p d_values is NULL, one thread per 2^steps keys (n > 0).
- */
-cudaError_t multistride_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
-                               size_t top, unsigned steps, size_t run, int descending)
-{
-    /* TODO 3.5: n >> steps threads in blocks of MULTISTRIDE_THREADS */
-    KIT_TODO_STUB(d_keys, d_values, n, size, top, steps, run, descending);
-}
-
-/**
- * TODO 3.5: the whole network on n keys (n > 0, a multiple of @p run, a power of two), as
- * ::sort_runs does it but in fewer passes: one tile pass for stages 2 .. min(run, tile); then
- * for each larger stage, its strides of a tile or more in global passes of up to
- * MULTISTRIDE_STEPS strides each, and one tile pass for the strides below the tile.
- */
-cudaError_t multistride_sort_runs(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                  size_t run, int descending)
-{
-    /* TODO 3.5: tiles; per stage: fused global passes down to the tile, a tile pass */
-    KIT_TODO_STUB(d_keys, d_values, n, run, descending);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -410,32 +307,4 @@ extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_
 extern "C" cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending)
 {
     return bitonic_sort_batch(d_keys, NULL, n, 1, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_multistride_batch(unsigned int *d_keys, unsigned int *d_values,
-                                                      size_t n, size_t count, int descending)
-{
-    if (n < 2 || count == 0) {
-        return cudaSuccess;
-    }
-    size_t m = bitonic_padded_length(n);
-    if (m < n || count > (size_t)-1 / m) {
-        return cudaErrorInvalidValue; /* the padded batch would not fit in a size_t */
-    }
-    /* As bitonic_sort_batch, with the multistride sort of the runs (and 3.4's padding). */
-    if (m == n) {
-        return multistride_sort_runs(d_keys, d_values, n * count, n, descending);
-    }
-    return sort_padded(d_keys, d_values, n, count, descending, multistride_sort_runs);
-}
-
-extern "C" cudaError_t bitonic_sort_multistride_pairs(unsigned int *d_keys, unsigned int *d_values,
-                                                      size_t n, int descending)
-{
-    return bitonic_sort_multistride_batch(d_keys, d_values, n, 1, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_multistride_keys(unsigned int *d_keys, size_t n, int descending)
-{
-    return bitonic_sort_multistride_batch(d_keys, NULL, n, 1, descending);
 }
