@@ -187,7 +187,7 @@ $(BUILD)/$(2)/obj/$(1).bonus.o: $(call lab_bonus_source,$(1),$(2)) labs/$(1)/$(c
 	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
 
 $(BUILD)/$(2)/obj/$(1).o: $(BUILD)/$(2)/obj/$(1).main.o $(BUILD)/$(2)/obj/$(1).bonus.o
-	$(LD) -r -o $$@ $$^
+	$(LD) -r -o $$@ $$(filter %.main.o %.bonus.o,$$^)
 endef
 
 define LAB_RULES
