@@ -186,6 +186,8 @@ $(BUILD)/$(2)/obj/$(1).bonus.o: $(call lab_bonus_source,$(1),$(2)) labs/$(1)/$(c
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
 
+# Only the two objects: a build from before the lab had a bonus file left a $(1).d that
+# still gives $(1).o the sources and headers it was once compiled from.
 $(BUILD)/$(2)/obj/$(1).o: $(BUILD)/$(2)/obj/$(1).main.o $(BUILD)/$(2)/obj/$(1).bonus.o
 	$(LD) -r -o $$@ $$(filter %.main.o %.bonus.o,$$^)
 endef

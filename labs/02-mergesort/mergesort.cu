@@ -7,24 +7,22 @@
  * so on; `-s 2.3_co_rank_host` runs the co-rank's tests on the CPU, no GPU needed.
  *
  * Layers, from the bottom: a merge found from its index (given), the searches (a rank, a
- * co-rank), then one pass per tier (a thread, a block, many blocks per merge), then the sort,
- * then the bonus sort of host memory over streams, then the bonus sort with its merges in
- * registers (2.6, suite 2.6_register_merge). Every function moves values with their keys
- * when its value pointers are not NULL. Stability rests on one rule, everywhere: of two equal
- * keys, the one from the left run goes first. The launchers the sort uses (tiles, partition,
- * merge-path pass) take the stream they launch on: the API passes 0 (the default stream), the
- * bonus one stream per chunk.
+ * co-rank), then one pass per tier (a thread, a block, many blocks per merge), then the sort.
+ * Every function moves values with their keys when its value pointers are not NULL.
+ * Stability rests on one rule, everywhere: of two equal keys, the one from the left run goes
+ * first. The launchers the sort uses (tiles, partition, merge-path pass) take the stream they
+ * launch on: the API passes 0 (the default stream), the bonus 2.5 one stream per chunk. The
+ * bonus TODOs 2.5 and 2.6 are in mergesort_bonus.cu, but for 2.6's partition, the last
+ * section here: it calls your co-rank on the GPU.
  */
 #include "cuda_check.h"
 #include "mergesort.h"
 
-/* Given, in mergesort_given.cuh (read it once: your kernels use most of it): TILE_THREADS,
- * ITEMS_PER_THREAD, the merges of a pass (merge_runs, merge_at()), the sort's buffers
- * (sort_buffers, stream_sort), the bonus's sort_chunk_on_stream(), the bonus 2.6's
- * REG_THREADS, REG_VT, REG_TILE and its tile moves (reg_load_tile(), reg_load_two_parts(),
- * reg_to_shared(), reg_store_tile()), and the API of mergesort.h (argument checks, buffers,
- * streams), which calls your launchers. It includes common/kit_device.cuh:
- * THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
+/* Given, in mergesort_given.cuh and the mergesort_common.cuh it includes (read them once:
+ * your kernels use most of it): TILE_THREADS, ITEMS_PER_THREAD, the merges of a pass
+ * (merge_runs, merge_at()), the sort's buffers (sort_buffers), the bonus 2.6's REG_TILE, and
+ * the API of mergesort.h (argument checks, buffers), which calls your launchers. It includes
+ * common/kit_device.cuh: THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
 #include "mergesort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -269,123 +267,12 @@ cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n
 }
 
 /* ------------------------------------------------------------------------------------------
- * TODO 2.5 (bonus, not graded): an array of host memory, sorted in chunks over streams
+ * TODO 2.6 (bonus), its partition: here, beside the co-rank it calls
  * ------------------------------------------------------------------------------------------ */
 
-/**
- * TODO 2.5. Sorts @p h_keys (n > 1 keys of host memory) with the buffers and the `count`
- * streams of @p s, in three steps, and returns when the sorted keys are back in @p h_keys:
- * 1. chunk `c` (keys `c * chunk ...`) on stream `c % count`: copied in (cudaMemcpyAsync),
- *    then sorted in place by ::sort_chunk_on_stream with splits area `c % count`. Launches on
- *    one stream run in order, launches on different streams may overlap: the copy of chunk
- *    `c + 1` overlaps the sort of chunk `c`. With one chunk, its copy out follows, and that is
- *    all.
- * 2. the merges run on stream 0 once every stream's work so far is done (an event recorded
- *    on each stream 1 .. count - 1 after its last chunk, waited for by stream 0, which runs
- *    its own chunks in order anyway): merge-path passes (::pass_merge_path, splits area
- *    `count`) of widths `chunk`, `2 * chunk`, ... between `s->keys` and `s->scratch`, all but
- *    the last. (Widths double from `chunk`, so the last pass, of the smallest width that is
- *    at least n / 2, is a single merge.)
- * 3. the last pass (one merge): its partition (::merge_path_partition) on stream 0 and an
- *    event after it; then segment `g` (pieces `g * P ...` of ::MERGESORT_TILE output keys,
- *    with P the smallest number of pieces that makes at least `chunk` keys, the last segment
- *    shorter) on stream `g % count`: waits for the event,
- *    ::merge_path_piece_kernel on those pieces (`first_piece`), and copies them out, so the
- *    copy of segment `g` overlaps the merge of segment `g + 1`.
- * Finally it waits for every stream.
- */
-cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk, stream_sort *s)
-{
-    /* TODO 2.5: copy in and sort per chunk on its stream, merge, segments out */
-    KIT_TODO_STUB(h_keys, n, chunk, s);
-}
-
-/* ------------------------------------------------------------------------------------------
- * TODO 2.6 (bonus): merges in registers, REG_VT keys per thread (the ModernGPU design)
- * ------------------------------------------------------------------------------------------ */
-
-/**
- * TODO 2.6. Sorts the ::REG_VT keys of one thread in its registers, stable, with their
- * @p values: odd-even transposition (Lab 01's network), ::REG_VT phases; phase p
- * compare-exchanges the pairs `(i, i + 1)` with `i = p % 2, p % 2 + 2, ...`, swapping only
- * when `keys[i + 1] < keys[i]` (strictly: equal neighbours stay, so the sort is stable).
- * Every index must be known at compile time (loops with `#pragma unroll` over constants), or
- * the arrays go to local memory.
- */
-__device__ __forceinline__ void reg_sort_network(unsigned int keys[REG_VT],
-                                                 unsigned int values[REG_VT])
-{
-    /* TODO 2.6: REG_VT phases of compare-exchanges, unrolled, strict < (stable) */
-    KIT_UNUSED(keys, values);
-}
-
-/**
- * TODO 2.6. The co-rank of 2.3 (::merge_path_co_rank) with 32-bit indices, for runs in shared
- * memory: of the first @p k keys of the stable merge of @p a (@p na keys) and @p b (@p nb
- * keys), how many come from @p a. The same search, cheaper per step than its `size_t` twin.
- */
-__device__ __forceinline__ unsigned reg_co_rank(const unsigned int *a, unsigned na,
-                                                const unsigned int *b, unsigned nb, unsigned k)
-{
-    /* TODO 2.6: the binary search of 2.3 on unsigned indices */
-    KIT_UNUSED(a, na, b, nb, k);
-    return 0;
-}
-
-/**
- * TODO 2.6. The serial merge of one thread, from shared memory into registers: the left run
- * is `shared_keys[i .. a_end)` and the right run `shared_keys[j .. b_end)` (both from where
- * this thread's outputs start); it takes ::REG_VT keys, each from the left unless the left
- * run is used up or the right's next key is strictly smaller (ties to the left run: stable),
- * into @p keys, and the shared index of each into @p from (for the values). Past the end of
- * both runs it still fills every register (with what it likes) but reads nothing outside
- * them. It keeps the next key of each run in a register, so each step reads one key.
- */
-__device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys, unsigned i,
-                                                 unsigned a_end, unsigned j, unsigned b_end,
-                                                 unsigned int keys[REG_VT], unsigned from[REG_VT])
-{
-    /* TODO 2.6: REG_VT steps, the next key of each run kept in a register */
-    KIT_UNUSED(shared_keys, i, a_end, j, b_end, keys, from);
-}
-
-/**
- * TODO 2.6. Block b sorts tile b (keys `b * REG_TILE` ..., fewer in the last) of
- * @p src_keys into the same places of @p dst_keys (which may be @p src_keys: the block reads
- * its whole tile before it writes). ::reg_load_tile gives thread t keys `t * REG_VT ...` of
- * the tile (padded to a whole tile). Thread t sorts them in registers (::reg_sort_network):
- * runs of ::REG_VT keys. Then passes of `coop` = 2, 4, ..., ::REG_THREADS threads per merge:
- * every thread writes its registers to shared memory (::reg_to_shared), and the `coop`
- * threads of a merge (threads `t / coop * coop ...`, runs of `coop / 2 * REG_VT` keys) each
- * take their ::REG_VT outputs: thread t's start at `t % coop * REG_VT` of its merge, found by
- * ::reg_co_rank, merged by ::reg_serial_merge into its registers, values gathered from where
- * their keys came from. ::reg_store_tile writes the result.
- */
-__global__ void __launch_bounds__(REG_THREADS)
-    reg_sort_tile_kernel(const unsigned int *src_keys, const unsigned int *src_values,
-                         unsigned int *dst_keys, unsigned int *dst_values, size_t n)
-{
-    __shared__ unsigned int shared_keys[REG_TILE], shared_values[REG_TILE];
-    size_t base = (size_t)blockIdx.x * REG_TILE;
-    unsigned count = n - base < REG_TILE ? (unsigned)(n - base) : REG_TILE;
-    int with_values = dst_values != NULL;
-    unsigned int keys[REG_VT], values[REG_VT];
-    reg_load_tile(src_keys, with_values ? src_values : NULL, base, count, shared_keys,
-                  shared_values, keys, values);
-    /* TODO 2.6: sort in registers, then log2(REG_THREADS) merges through shared */
-    reg_store_tile(dst_keys, dst_values, base, count, shared_keys, shared_values, keys, values);
-}
-
-/**
- * TODO 2.6: launches ::reg_sort_tile_kernel, one block of ::REG_THREADS per tile of
- * ::REG_TILE keys (n > 0); the destination may be the source.
- */
-cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src_values,
-                           unsigned int *dst_keys, unsigned int *dst_values, size_t n)
-{
-    /* TODO 2.6: one block per tile, the last may be partial */
-    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n);
-}
+/* The rest of TODO 2.6 is in mergesort_bonus.cu. This kernel calls merge_path_co_rank()
+ * (2.3), and a kernel can call only the device functions of its own file: the lab is compiled
+ * without relocatable device code (-rdc, which Lab 05 needs), so it lives here. */
 
 /**
  * TODO 2.6. Thread b of the grid (b < @p tiles) writes split b of the pass of width
@@ -409,69 +296,4 @@ cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size
 {
     /* TODO 2.6: one thread per tile, THREADS_PER_BLOCK per block */
     KIT_TODO_STUB(keys, n, width, splits);
-}
-
-/**
- * TODO 2.6. Block b makes output tile b of the pass of width @p width (a multiple of
- * ::REG_TILE): outputs `k0 = b * REG_TILE - start` up to `k1 = min(k0 + REG_TILE, na + nb)`
- * of merge `m = b * REG_TILE / (2 * width)`. Its left part starts at `i0 = splits[b]` and ends
- * at `i1 = splits[b + 1]`, or at `na` when the tile ends its merge (then split b + 1, if any,
- * belongs to the next merge); its right part is `[k0 - i0, k1 - i1)` of the right run.
- * ::reg_load_two_parts brings both into shared memory, the left part at `0 .. pa)` and the
- * right at `pa .. pa + pb)`. Thread t then takes outputs `t * REG_VT ...` of the tile: its
- * start by ::reg_co_rank in shared memory (at most `pa + pb`), ::REG_VT keys by
- * ::reg_serial_merge into registers, the values of the real outputs (below `pa + pb`)
- * gathered from where their keys came from; ::reg_store_tile writes the tile.
- */
-__global__ void __launch_bounds__(REG_THREADS)
-    reg_merge_kernel(const unsigned int *src_keys, const unsigned int *src_values,
-                     unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width,
-                     const size_t *splits)
-{
-    __shared__ unsigned int shared_keys[REG_TILE], shared_values[REG_TILE];
-    size_t first = (size_t)blockIdx.x * REG_TILE;
-    merge_runs r = merge_at(n, width, first / (2 * width));
-    size_t length = r.na + r.nb;
-    size_t k0 = first - r.start;
-    size_t k1 = k0 + REG_TILE < length ? k0 + REG_TILE : length;
-    size_t i0 = splits[blockIdx.x];
-    size_t i1 = k1 == length ? r.na : splits[blockIdx.x + 1];
-    unsigned pa = (unsigned)(i1 - i0), pb = (unsigned)((k1 - i1) - (k0 - i0));
-    int with_values = dst_values != NULL;
-    reg_load_two_parts(src_keys + r.start + i0, with_values ? src_values + r.start + i0 : NULL, pa,
-                       src_keys + r.start + r.na + (k0 - i0),
-                       with_values ? src_values + r.start + r.na + (k0 - i0) : NULL, pb,
-                       shared_keys, shared_values);
-    unsigned int keys[REG_VT], values[REG_VT];
-    /* TODO 2.6: this thread's co-rank in the tile, a serial merge into registers */
-    reg_store_tile(dst_keys, dst_values, r.start + k0, (unsigned)(k1 - k0), shared_keys,
-                   shared_values, keys, values);
-}
-
-/**
- * TODO 2.6: one pass of width @p width (a multiple of ::REG_TILE): ::reg_partition into
- * @p splits, then ::reg_merge_kernel, one block of ::REG_THREADS per tile of output
- * (n > 0).
- */
-cudaError_t reg_merge_pass(const unsigned int *src_keys, const unsigned int *src_values,
-                           unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width,
-                           size_t *splits)
-{
-    /* TODO 2.6: the partition, then one block per tile of output */
-    KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width, splits);
-}
-
-/**
- * TODO 2.6: the register-blocked sort of n > ::REG_TILE keys with its buffers @p b (the
- * scratch half of the ping-pong, and one split per tile of output): the tiles
- * (::reg_sort_tiles), then one ::reg_merge_pass per width ::REG_TILE, `2 * REG_TILE`, ...
- * below n, each reading one buffer and writing the other. As in 2.4, the tiles go to the
- * scratch buffers when the number of passes is odd, so that the last pass ends in the
- * caller's @p keys and @p values (@p values may be NULL: keys only).
- */
-cudaError_t reg_sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
-                                  const sort_buffers *b)
-{
-    /* TODO 2.6: tiles where the passes must start, then ping-pong passes */
-    KIT_TODO_STUB(keys, values, n, b);
 }
