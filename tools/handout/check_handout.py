@@ -65,7 +65,10 @@ def solution_lines():
                 others |= _lines(skeleton)
             elif skeleton.suffix == ".cuh":
                 given |= _lines(skeleton)
-        outside = {line.strip() for line in BLOCK.sub("", text).splitlines()}
+        # Lines outside the blocks of either of the lab's files are what the skeletons show.
+        outside = {line.strip() for sibling in solutions if sibling.parent == solution.parent
+                   and sibling.is_file()
+                   for line in BLOCK.sub("", sibling.read_text()).splitlines()}
         for block in BLOCK.findall(text):
             telling = [line.strip() for line in block.splitlines()
                        if len(re.sub(r"\W", "", line)) >= 6 and
