@@ -124,3 +124,16 @@ extern "C" cudaError_t kit_baseline_copy_gbps(size_t bytes, int reps, double *gb
     *gbps = ms > 0 ? 2.0 * bytes / (ms * 1e6) : 0;
     return cudaSuccess;
 }
+
+extern "C" cudaError_t kit_baseline_describe_row(kit_bench_row *row)
+{
+    static cudaDeviceProp prop; /* the row keeps a pointer to its name */
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    err = err == cudaSuccess ? cudaGetDeviceProperties(&prop, device) : err;
+    err = err == cudaSuccess ? cudaDriverGetVersion(&row->driver) : err;
+    const char *commit = getenv("KIT_COMMIT");
+    row->device = prop.name;
+    row->commit = commit && *commit ? commit : "unknown";
+    return err;
+}

@@ -13,6 +13,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "bench_csv.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,6 +30,11 @@ int kit_baseline_std_sort_ms(const unsigned int *keys, size_t n, int reps, doubl
 
 /** Device-to-device copy of @p bytes; @p gbps gets GB/s counting bytes read and written. */
 cudaError_t kit_baseline_copy_gbps(size_t bytes, int reps, double *gbps);
+
+/** Where a bench row was measured: @p row's device (this GPU's name), driver (its CUDA driver
+ * version) and commit (`KIT_COMMIT` from the environment, else "unknown"). Here, beside the
+ * baselines, because only a lab's own driver links it (the grader's timed driver does not). */
+cudaError_t kit_baseline_describe_row(kit_bench_row *row);
 
 #ifdef __cplusplus
 }

@@ -267,14 +267,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
         if (!(csv = kit_bench_csv_open(opt->csv, lab->name))) {
             return KIT_EXIT_USAGE;
         }
-        static struct cudaDeviceProp prop;
-        int device = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        CUDA_CHECK(cudaDriverGetVersion(&row.driver));
-        const char *commit = getenv("KIT_COMMIT");
-        row.device = prop.name;
-        row.commit = commit && *commit ? commit : "unknown";
+        CUDA_CHECK(kit_baseline_describe_row(&row));
         row.lab = lab->name;
         row.tier = opt->algo->name;
         row.distribution = kit_dist_name(KIT_DIST_UNIFORM);

@@ -25,10 +25,7 @@
 #pragma weak kit_baseline_cub_radix_ms
 #pragma weak kit_baseline_cub_merge_ms
 #pragma weak kit_baseline_std_sort_ms
-/* --bench --csv's device and driver columns: CUDA runtime calls the timed driver's remote
- * stubs do not provide, and that it never makes (it never runs --bench). */
-#pragma weak cudaGetDevice
-#pragma weak cudaDriverGetVersion
+#pragma weak kit_baseline_describe_row
 
 /* The seed article's algorithm, run correctly (solutions/05-quicksort/seed_quicksort.cu,
  * linked into this driver by lab.mk in the instructor's kit): a baseline of --bench only.
@@ -237,18 +234,15 @@ static int run_bench(int reps, const char *csv_path)
     }
     FILE *csv = NULL;
     kit_bench_row row = {0};
+    if (csv_path && !kit_baseline_describe_row) {
+        fprintf(stderr, "quicksort: --csv needs the baselines (common/baselines.cu)\n");
+        return KIT_EXIT_USAGE;
+    }
     if (csv_path) {
         if (!(csv = kit_bench_csv_open(csv_path, "quicksort"))) {
             return KIT_EXIT_USAGE;
         }
-        static struct cudaDeviceProp prop;
-        int device = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-        CUDA_CHECK(cudaDriverGetVersion(&row.driver));
-        const char *commit = getenv("KIT_COMMIT");
-        row.device = prop.name;
-        row.commit = commit && *commit ? commit : "unknown";
+        CUDA_CHECK(kit_baseline_describe_row(&row));
         row.lab = "quicksort";
         row.distribution = kit_dist_name(KIT_DIST_UNIFORM);
         row.floor_ms = -1;
