@@ -542,6 +542,19 @@ double kit_remote_cpu_ms(void)
     return last_cpu_ms;
 }
 
+double kit_remote_executor_cpu_ms(void)
+{
+    return executor_pid > 0 && !executor_lost ? tree_cpu_ms(executor_pid) : -1;
+}
+
+void kit_remote_kill(void)
+{
+    pid_t pid = executor_pid;
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+    }
+}
+
 /* A request of @p op with up to three arguments and no payload; the reply's status. */
 static cudaError_t simple(kit_remote_op op, uint64_t a0, uint64_t a1, uint64_t a2,
                           int64_t *value, const char *what)
