@@ -117,9 +117,6 @@ void kit_remote_failure(const char *message);
  */
 int kit_remote_end_test(int needs_gpu, int keep_executor, char *report, size_t report_size);
 
-/** The CPU time, in ms, of the last test kit_remote_end_test() ended; -1 when unknown. */
-double kit_remote_cpu_ms(void);
-
 /**
  * The CPU time, in ms, the kernel has accounted so far to the running executor and every
  * process of its sandbox (read from outside, as kit_remote_end_test() reads it); -1 when none
