@@ -79,3 +79,11 @@ void kit_result_channel_note(const char *text)
     line[len++] = '\n';
     write_line(line, len);
 }
+
+void kit_result_channel_drop(void)
+{
+    if (result_fd >= 0) {
+        close(result_fd);
+        result_fd = -1;
+    }
+}

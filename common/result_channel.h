@@ -31,6 +31,12 @@ void kit_result_channel_send(const char *result);
  */
 void kit_result_channel_note(const char *text);
 
+/**
+ * Closes this process's copy of the channel without writing to it: a process forked by a
+ * program that answers the grader itself (the timed driver's one per side) must not.
+ */
+void kit_result_channel_drop(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,38 +7,72 @@
  * own list of sorts is used, but the result goes to the grader's result channel, not to
  * stdout, where the student's code could print a time of its own.
  *
- * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [-- EXECUTOR...]
- *   The grader links this with the lab's driver and the remote stubs (tests/remote.h), so
- *   the lab's code runs in EXECUTOR, a process of its own, and the clock stays here.
- *   N is decimal or 2^K. One untimed warm-up run, then R timed runs, each on an input of its
- *   own (seeds S, S + 1, ...: the same for the student and the reference); a run's time is
- *   the host's clock from the call to the end of the copy of its result back to the host
- *   (so work left running on any stream, or left for the copy to do, is counted). Every run's
- *   output is checked: sorted, and the same keys by a fingerprint keyed with a secret of this
- *   process (the lab's code, in another process, never sees it), so neither a sorted copy kept
- *   from an earlier call nor a fast wrong answer on the runs it guesses unchecked can be timed.
- *   A run that fails that check is compared key by key with its input for the message (a
- *   full comparison of every run would cost a CPU sort of n keys each time, for nothing the
- *   fingerprint does not already catch).
+ * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [--rounds K]
+ *                [--round-limit SECONDS] --reference-words W -- REFERENCE... STUDENT...
+ *   The grader links this with the lab's driver and the remote stubs (tests/remote.h), so the
+ *   lab's code runs in an executor, a process of its own, and the clock stays here. Two
+ *   executors take part: the reference solution's (the W words after `--` are its command)
+ *   and the student's (the rest). N is decimal or 2^K.
+ *
+ * One process times both sides, on the same inputs, so that each executor starts once (its
+ * sandbox, its CUDA context, its kernels loaded, its warm-up) and each input is made once:
+ * - The inputs: one for an untimed warm-up, then R, from seeds S, S + 1, ..., S + R,
+ *   generated here with a fingerprint of each, keyed with a secret of this process (the lab's
+ *   code, in another process, never sees it).
+ * - Each side is driven by a process of its own, forked from this one before anything here
+ *   touched CUDA: it has the lab driver's state to itself (NAME_main.c keeps scratch buffers
+ *   between calls, and a buffer belongs to one executor) and its own buffers, which only its
+ *   executor maps. It answers this process one line per request.
+ * - A round is R timed runs of one side, one on each input (a side's first round runs the
+ *   warm-up first). A run's time is the host's clock from the call to the end of the copy of
+ *   its result back to the host (so work left running on any stream, or left for the copy to
+ *   do, is counted). Every run's output is checked: sorted, and the same keys by the
+ *   fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer
+ *   on the runs it guesses unchecked can be timed. A run that fails that check is compared
+ *   key by key with its input for the message (a full comparison of every run would cost a
+ *   CPU sort of n keys each time, for nothing the fingerprint does not already catch). The
+ *   round's CPU time is what the kernel accounted to the side's executor (every process of
+ *   its sandbox) over its timed runs, read from outside that process.
+ * - The order, with K rounds each: the reference's first (K + 1) / 2 rounds, the student's K
+ *   rounds, the reference's other rounds (for K = 2: reference, student, student, reference,
+ *   so a drift of the GPU's clocks over the run weighs on both sides alike). The student's
+ *   executor starts after the reference's first rounds and has ended (its process reaped, as
+ *   at the end of a test) before the reference runs again: the student's code never runs
+ *   while the reference is timed (a thread it left behind could load the GPU then), and while
+ *   the student's rounds run the reference's executor waits for its next request, idle.
+ * - Each request has --round-limit seconds (a side's first round includes its start-up); a
+ *   side out of time has its process and its executor killed, and the run ends there.
  *
  * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
- * the environment first thing), one line is written to that descriptor at the end:
- *   TOKEN ok MEDIAN_MS MIN_MS CPU_MS sorted and checked; CPU_MS: the CPU time the kernel
- *                                    accounted to the lab's process over all runs (-1: not
- *                                    measured), read from outside that process
- *   TOKEN wrong MESSAGE              the result is not the sorted input
- *   TOKEN error MESSAGE              a CUDA error, bad arguments, no memory
- * Exit codes: exit_codes.h (0 ok, 1 wrong, 2 bad arguments, 3 no GPU, 4 CUDA error).
+ * the environment first thing), notes as the run goes, then one line at the end:
+ *   TOKEN note run SIDE K              SIDE's round K began (K = end: its executor's end)
+ *   TOKEN note round SIDE K MEDIAN_MS MIN_MS CPU_MS SECONDS
+ *                                      round K of SIDE sorted and checked; CPU_MS as above (-1:
+ *                                      not measured), SECONDS the round's wall time here
+ *   TOKEN ok                           every round of both sides ran
+ *   TOKEN failed SIDE WORD TEXT        SIDE (reference or student) could not be timed: WORD is
+ *                                      wrong (not the input sorted, or an executor that never
+ *                                      opened the GPU), error (a CUDA error, bad arguments, no
+ *                                      GPU: those are put on the reference, which is then not
+ *                                      counted), timeout (no answer within the round limit),
+ *                                      crashed (TEXT: the signal that ended SIDE's process)
+ * Exit codes: exit_codes.h (0 ok, 1 wrong, 2 bad arguments, 3 no GPU, 4 any other failure).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "datagen.h"
@@ -66,12 +100,27 @@ static int finish(int status, const char *word, const char *format, ...)
             *c = ' ';
         }
     }
-    printf("timed_driver: %s %s\n", word, text);
-    fflush(stdout);
     char result[700];
-    snprintf(result, sizeof result, "%s %s", word, text);
+    snprintf(result, sizeof result, "%s%s%s", word, text[0] ? " " : "", text);
+    printf("timed_driver: %s\n", result);
+    fflush(stdout);
     kit_result_channel_send(result);
     return status;
+}
+
+/* A note for the grader (see the top of this file), also printed for people. */
+static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *format, ...)
+{
+    char text[400];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    printf("timed_driver: %s\n", text);
+    fflush(stdout);
+    kit_result_channel_note(text);
 }
 
 /* "123" or "2^K"; 0 on success. (Not kit_parse_count: that would pull common/driver.o in.) */
@@ -149,118 +198,498 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
+/* ---- the run's options and inputs ------------------------------------------------------ */
+
+typedef struct {
+    size_t n, reps, seed, rounds;
+    double round_limit_s; /* 0: no limit */
+    kit_dist dist;
+    const kit_driver_algo *algo;
+} options;
+
+/* The inputs, made once by this process before it asks for a round, in memory its forks
+ * share (MAP_SHARED): generated while the reference's executor starts. */
+typedef struct {
+    size_t n, runs;     /* runs: the warm-up's input, then one per timed run */
+    uint64_t secret;    /* the fingerprints' key: it never leaves the kit's processes */
+    uint64_t *expected; /* each input's fingerprint */
+    unsigned int *keys; /* input r is keys + r * n */
+} inputs;
+
+static int map_inputs(inputs *in, size_t n, size_t runs)
 {
-    kit_result_channel_take();
-    size_t n = lab->default_n, reps = 5, seed = 1;
-    kit_dist dist = KIT_DIST_UNIFORM;
-    const kit_driver_algo *algo = &lab->algos[0];
+    size_t slot = n ? n : 1;
+    if (slot > (SIZE_MAX / sizeof(unsigned int) - 4096) / runs / 2) {
+        return -1;
+    }
+    size_t bytes = runs * sizeof(uint64_t) + runs * slot * sizeof(unsigned int);
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+        return -1;
+    }
+    in->n = n;
+    in->runs = runs;
+    in->secret = fingerprint_secret();
+    in->expected = memory;
+    in->keys = (unsigned int *)(in->expected + runs);
+    return 0;
+}
+
+static void generate_inputs(inputs *in, const options *o)
+{
+    for (size_t r = 0; r < in->runs; r++) {
+        unsigned int *keys = in->keys + r * in->n;
+        kit_generate_u32(keys, in->n, o->dist, o->seed + r);
+        in->expected[r] = fingerprint(keys, in->n, in->secret);
+    }
+}
+
+/* ---- one side, in a process of its own --------------------------------------------------- */
+
+/* What the process of one side holds besides the inputs. */
+typedef struct {
+    const options *o;
+    const inputs *in;
+    unsigned int *d_work, *result; /* the buffer the sort runs on; its copy back */
+    double *times;
+    char setup_error[300]; /* why there is no d_work, when there is none */
+    int warmed;
+} side_state;
+
+/* One run on input @p r: 0 and its time in @p ms, or -1 and the answer in @p answer. */
+static int sort_once(side_state *st, size_t r, double *ms, char *answer, size_t size)
+{
+    const options *o = st->o;
+    const inputs *in = st->in;
+    const unsigned int *snapshot = in->keys + r * in->n;
+    size_t n = in->n;
+    cudaError_t err =
+        cudaMemcpy(st->d_work, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess) {
+        err = cudaDeviceSynchronize();
+    }
+    if (err != cudaSuccess) {
+        snprintf(answer, size, "error copying the input: %s", cudaGetErrorName(err));
+        return -1;
+    }
+    /* The clock runs over everything that produces the checked output: the call, any work it
+     * left running, and the copy back (work deferred to that copy is timed). */
+    double start = kit_host_ms();
+    err = o->algo->sort(st->d_work, n);
+    cudaError_t sync = cudaDeviceSynchronize();
+    if (err == cudaSuccess) {
+        err = sync;
+    }
+    if (err != cudaSuccess) {
+        snprintf(answer, size, "error the %s sort failed: %s (%s)", o->algo->name,
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+        return -1;
+    }
+    err = cudaMemcpy(st->result, st->d_work, n * sizeof *st->result, cudaMemcpyDeviceToHost);
+    *ms = kit_host_ms() - start;
+    if (err != cudaSuccess) {
+        snprintf(answer, size, "error copying the result back: %s", cudaGetErrorName(err));
+        return -1;
+    }
+    if (!sorted_same_keys(st->result, n, in->expected[r], in->secret)) {
+        kit_verdict v = kit_verify_u32(snapshot, st->result, n, 0);
+        snprintf(answer, size, "wrong --algo %s -n %zu --dist %s --seed %zu: %s", o->algo->name, n,
+                 kit_dist_name(o->dist), o->seed + r,
+                 v.status != KIT_VERIFY_OK ? v.message : "not the input sorted");
+        return -1;
+    }
+    return 0;
+}
+
+/* A round: "ok MEDIAN_MS MIN_MS CPU_MS", or why not, in @p answer. */
+static void timed_round(side_state *st, char *answer, size_t size)
+{
+    double ms;
+    size_t reps = st->o->reps;
+    if (st->setup_error[0]) {
+        snprintf(answer, size, "error %s", st->setup_error);
+        return;
+    }
+    if (!st->warmed) {
+        if (sort_once(st, 0, &ms, answer, size) != 0) {
+            return;
+        }
+        st->warmed = 1;
+    }
+    double cpu_before = kit_remote_executor_cpu_ms();
+    for (size_t r = 1; r <= reps; r++) {
+        if (sort_once(st, r, &st->times[r - 1], answer, size) != 0) {
+            return;
+        }
+    }
+    double cpu_after = kit_remote_executor_cpu_ms();
+    qsort(st->times, reps, sizeof *st->times, compare_doubles);
+    double median =
+        reps % 2 ? st->times[reps / 2] : (st->times[reps / 2 - 1] + st->times[reps / 2]) / 2;
+    double cpu = cpu_before >= 0 && cpu_after >= 0 ? cpu_after - cpu_before : -1;
+    snprintf(answer, size, "ok %.6f %.6f %.3f", median, st->times[0], cpu);
+}
+
+/* One line to the process that asked (it reads lines: the text's own line breaks go). */
+static void reply(int fd, const char *text)
+{
+    char line[800];
+    snprintf(line, sizeof line, "%s", text);
+    for (char *c = line; *c; c++) {
+        if (*c == '\n' || *c == '\r') {
+            *c = ' ';
+        }
+    }
+    dprintf(fd, "%s\n", line);
+}
+
+/* Out of time (this process is stuck waiting for its executor): the executor goes at once,
+ * wherever it runs, and so does this process. */
+static void stop_now(int sig)
+{
+    (void)sig;
+    kit_remote_kill();
+    _exit(KIT_EXIT_CUDA);
+}
+
+/* The process of one side: starts its executor (@p command) and answers each request on
+ * @p fd: 'r' a round, 'e' (or the end of the socket) the end of its executor, measured as at
+ * the end of a test (did it open the GPU at all?), then it exits. */
+static void run_side(char **command, int fd, const options *o, const inputs *in)
+    __attribute__((noreturn));
+
+static void run_side(char **command, int fd, const options *o, const inputs *in)
+{
+    kit_result_channel_drop(); /* only the process that asks answers the grader */
+    signal(SIGTERM, stop_now);
+    kit_remote_configure(command);
+    side_state st = {.o = o, .in = in};
+    size_t bytes = (in->n ? in->n : 1) * sizeof(unsigned int);
+    st.result = malloc(bytes);
+    st.times = malloc(o->reps * sizeof *st.times);
+    /* The first call starts the executor: its start-up runs while the asking process makes
+     * the inputs. */
+    cudaError_t err =
+        st.result && st.times ? cudaMalloc((void **)&st.d_work, bytes) : cudaErrorMemoryAllocation;
+    if (err != cudaSuccess) {
+        snprintf(st.setup_error, sizeof st.setup_error, "setting up n = %zu: %s", in->n,
+                 cudaGetErrorName(err));
+    }
+    for (;;) {
+        char request = 0;
+        ssize_t got;
+        do {
+            got = read(fd, &request, 1);
+        } while (got < 0 && errno == EINTR);
+        if (got != 1 || request == 'e') {
+            char report[512], answer[600];
+            int wrong = kit_remote_end_test(1, 0, report, sizeof report);
+            snprintf(answer, sizeof answer, "%s%s", wrong ? "wrong " : "ok", wrong ? report : "");
+            if (got == 1) {
+                reply(fd, answer);
+            }
+            exit(0);
+        }
+        char answer[800];
+        timed_round(&st, answer, sizeof answer);
+        reply(fd, answer);
+    }
+}
+
+/* ---- this process: asks each side for its rounds ----------------------------------------- */
+
+typedef struct {
+    const char *name; /* "reference" or "student", as the grader reads it */
+    char **command;   /* its executor's argv, NULL-terminated */
+    pid_t pid;        /* its process, -1 when there is none */
+    int fd;           /* this end of the socket to it */
+    int rounds;       /* rounds asked for so far */
+} side;
+
+enum { REFERENCE, STUDENT, SIDES };
+
+static side sides[SIDES] = {{"reference", NULL, -1, -1, 0}, {"student", NULL, -1, -1, 0}};
+
+/* The first failure: "SIDE WORD TEXT", and the exit status it gives. */
+static char failure[700];
+static int failure_status;
+
+static int side_failed(const side *s, int status, const char *word, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int side_failed(const side *s, int status, const char *word, const char *format, ...)
+{
+    if (!failure[0]) {
+        char text[600];
+        va_list args;
+        va_start(args, format);
+        vsnprintf(text, sizeof text, format, args);
+        va_end(args);
+        snprintf(failure, sizeof failure, "%s %s %s", s->name, word, text);
+        failure_status = status;
+    }
+    return -1;
+}
+
+static int start_side(side *s, const options *o, const inputs *in)
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        return side_failed(s, KIT_EXIT_CUDA, "error", "no socket for its process: %s",
+                           strerror(errno));
+    }
+    fflush(stdout);
+    fflush(stderr);
+    s->pid = fork();
+    if (s->pid < 0) {
+        close(pair[0]);
+        close(pair[1]);
+        return side_failed(s, KIT_EXIT_CUDA, "error", "cannot start its process: %s",
+                           strerror(errno));
+    }
+    if (s->pid == 0) {
+        for (int i = 0; i < SIDES; i++) {
+            if (sides[i].fd >= 0) {
+                close(sides[i].fd); /* the other side's socket is this process's alone */
+            }
+        }
+        close(pair[0]);
+        run_side(s->command, pair[1], o, in);
+    }
+    close(pair[1]);
+    s->fd = pair[0];
+    return 0;
+}
+
+/* Waits up to @p ms for side @p s's process to end, then kills it; its wait status. */
+static int reap_side(side *s, int ms)
+{
+    int status = 0;
+    for (int waited = 0;; waited += 10) {
+        pid_t done = waitpid(s->pid, &status, WNOHANG);
+        if (done == s->pid || (done < 0 && errno != EINTR)) {
+            break;
+        }
+        if (waited >= ms) {
+            kill(s->pid, SIGKILL);
+            waitpid(s->pid, &status, 0);
+            break;
+        }
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
+    s->pid = -1;
+    close(s->fd);
+    s->fd = -1;
+    return status;
+}
+
+/* Sends @p request to side @p s and waits, within @p limit_s (0: no limit), for its one-line
+ * answer: 0 with the line in @p answer, or -1 when the side failed (side_failed()). */
+static int ask(side *s, char request, double limit_s, char *answer, size_t size)
+{
+    if (send(s->fd, &request, 1, MSG_NOSIGNAL) != 1) {
+        answer[0] = '\0'; /* it has ended: what it ended with is read below */
+    }
+    size_t len = 0;
+    double deadline = kit_host_ms() + limit_s * 1e3;
+    for (;;) {
+        int wait_ms = -1;
+        if (limit_s > 0) {
+            double left = deadline - kit_host_ms();
+            wait_ms = left > 0 ? (int)left + 1 : 0;
+        }
+        struct pollfd p = {.fd = s->fd, .events = POLLIN};
+        int ready = poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready == 0) {
+            kill(s->pid, SIGTERM); /* stop_now(): its executor too */
+            reap_side(s, 5000);
+            return side_failed(s, KIT_EXIT_CUDA, "timeout", "%g", limit_s);
+        }
+        ssize_t got = ready > 0 ? read(s->fd, answer + len, size - 1 - len) : -1;
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            int status = reap_side(s, 5000);
+            if (WIFSIGNALED(status)) {
+                return side_failed(s, KIT_EXIT_CUDA, "crashed", "%d", WTERMSIG(status));
+            }
+            return side_failed(s, KIT_EXIT_CUDA, "error",
+                               "its timed run ended (exit %d) without an answer",
+                               WEXITSTATUS(status));
+        }
+        len += (size_t)got;
+        answer[len] = '\0';
+        char *end = strchr(answer, '\n');
+        if (end) {
+            *end = '\0';
+            return 0;
+        }
+        if (len == size - 1) {
+            return side_failed(s, KIT_EXIT_CUDA, "error", "its answer is too long");
+        }
+    }
+}
+
+/* Side @p s's next @p count rounds, each noted: 0, or -1 when one failed. */
+static int run_rounds(side *s, size_t count, const options *o)
+{
+    for (size_t i = 0; i < count; i++) {
+        char answer[800];
+        s->rounds++;
+        say("run %s %d", s->name, s->rounds);
+        double start = kit_host_ms();
+        if (ask(s, 'r', o->round_limit_s, answer, sizeof answer) != 0) {
+            return -1;
+        }
+        double median, least, cpu;
+        if (sscanf(answer, "ok %lf %lf %lf", &median, &least, &cpu) == 3) {
+            say("round %s %d %.6f %.6f %.3f %.2f", s->name, s->rounds, median, least, cpu,
+                (kit_host_ms() - start) / 1e3);
+            continue;
+        }
+        char *text = strchr(answer, ' ');
+        if (strncmp(answer, "wrong ", 6) == 0) {
+            return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s", text + 1);
+        }
+        return side_failed(s, KIT_EXIT_CUDA, "error", "%s",
+                           strncmp(answer, "error ", 6) == 0 ? text + 1 : answer);
+    }
+    return 0;
+}
+
+/* Ends side @p s's executor and process: 0, or -1 when it failed (never opened the GPU). */
+static int end_side(side *s, const options *o)
+{
+    char answer[800];
+    say("run %s end", s->name);
+    if (ask(s, 'e', o->round_limit_s, answer, sizeof answer) != 0) {
+        return -1;
+    }
+    reap_side(s, 5000);
+    if (strcmp(answer, "ok") == 0) {
+        return 0;
+    }
+    return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s",
+                       strncmp(answer, "wrong ", 6) == 0 ? answer + 6 : answer);
+}
+
+/* The options before `--`; 0, or -1 with the message in @p why. */
+static int parse_options(int argc, char **argv, const kit_lab_driver *lab, options *o,
+                         size_t *reference_words, int *rest, char *why, size_t why_size)
+{
+    *o = (options){.n = lab->default_n,
+                   .reps = 5,
+                   .seed = 1,
+                   .rounds = 2,
+                   .dist = KIT_DIST_UNIFORM,
+                   .algo = &lab->algos[0]};
+    *reference_words = 0;
+    *rest = argc;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = value != NULL;
         if (ok && strcmp(arg, "--") == 0) {
-            kit_remote_configure(argv + i + 1); /* the rest runs the lab's code */
+            *rest = i + 1; /* the executors' commands */
             break;
         } else if (ok && strcmp(arg, "-n") == 0) {
-            ok = parse_count(value, &n) == 0;
+            ok = parse_count(value, &o->n) == 0;
         } else if (ok && strcmp(arg, "--reps") == 0) {
-            ok = parse_count(value, &reps) == 0 && reps >= 1 && reps <= 1000;
+            ok = parse_count(value, &o->reps) == 0 && o->reps >= 1 && o->reps <= 1000;
         } else if (ok && strcmp(arg, "--seed") == 0) {
-            ok = parse_count(value, &seed) == 0;
+            ok = parse_count(value, &o->seed) == 0;
+        } else if (ok && strcmp(arg, "--rounds") == 0) {
+            ok = parse_count(value, &o->rounds) == 0 && o->rounds >= 1 && o->rounds <= 100;
+        } else if (ok && strcmp(arg, "--reference-words") == 0) {
+            ok = parse_count(value, reference_words) == 0 && *reference_words >= 1;
+        } else if (ok && strcmp(arg, "--round-limit") == 0) {
+            char *end = NULL;
+            o->round_limit_s = strtod(value, &end);
+            ok = end != value && *end == '\0' && o->round_limit_s > 0 && o->round_limit_s < 1e6;
         } else if (ok && strcmp(arg, "--dist") == 0) {
-            ok = kit_dist_parse(value, &dist) == 0;
+            ok = kit_dist_parse(value, &o->dist) == 0;
         } else if (ok && strcmp(arg, "--algo") == 0) {
-            algo = NULL;
+            o->algo = NULL;
             for (int a = 0; a < KIT_DRIVER_MAX_ALGOS && lab->algos[a].name; a++) {
                 if (strcmp(lab->algos[a].name, value) == 0) {
-                    algo = &lab->algos[a];
+                    o->algo = &lab->algos[a];
                 }
             }
-            ok = algo != NULL;
+            ok = o->algo != NULL;
         } else {
             ok = 0;
         }
         if (!ok) {
-            return finish(KIT_EXIT_USAGE, "error", "bad argument '%s %s' (%s's timed driver)",
-                          arg, value ? value : "", lab->name);
+            snprintf(why, why_size, "bad argument '%s %s' (%s's timed driver)", arg,
+                     value ? value : "", lab->name);
+            return -1;
         }
         i++;
     }
-    if (algo->max_n && n > algo->max_n) {
-        return finish(KIT_EXIT_USAGE, "error", "--algo %s sorts at most %zu keys, not %zu",
-                      algo->name, algo->max_n, n);
+    if (*reference_words == 0 || *rest + (int)*reference_words >= argc) {
+        snprintf(why, why_size,
+                 "needs --reference-words W -- REFERENCE... STUDENT... (%s's timed driver)",
+                 lab->name);
+        return -1;
     }
-    char reason[256];
-    if (kit_gpu_probe(reason, sizeof reason) != KIT_GPU_READY) {
-        return finish(KIT_EXIT_NO_GPU, "error", "no usable GPU: %s", reason);
+    if (o->algo->max_n && o->n > o->algo->max_n) {
+        snprintf(why, why_size, "--algo %s sorts at most %zu keys, not %zu", o->algo->name,
+                 o->algo->max_n, o->n);
+        return -1;
     }
+    return 0;
+}
 
-    size_t bytes = (n ? n : 1) * sizeof(unsigned int);
-    unsigned int *snapshot = malloc(bytes), *result = malloc(bytes);
-    double *times = malloc(reps * sizeof *times);
-    unsigned int *d_work = NULL;
-    if (!snapshot || !result || !times) {
-        return finish(KIT_EXIT_USAGE, "error", "out of host memory for n = %zu", n);
+int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
+{
+    kit_result_channel_take();
+    options o;
+    size_t reference_words;
+    int rest;
+    char why[256];
+    /* A failure before any round is put on the reference: speed is then not counted. */
+    if (parse_options(argc, argv, lab, &o, &reference_words, &rest, why, sizeof why) != 0) {
+        return finish(KIT_EXIT_USAGE, "failed", "reference error %s", why);
     }
-    uint64_t secret = fingerprint_secret();
-    cudaError_t err = cudaMalloc((void **)&d_work, bytes);
-    if (err != cudaSuccess) {
-        return finish(KIT_EXIT_CUDA, "error", "setting up n = %zu: %s", n, cudaGetErrorName(err));
+    /* The reference's command, NULL-terminated apart from the student's that follows it. */
+    char **reference_command = calloc(reference_words + 1, sizeof *reference_command);
+    if (!reference_command) {
+        return finish(KIT_EXIT_USAGE, "failed", "reference error out of host memory");
     }
-    size_t run_seed = seed;
-    for (long r = -1; r < (long)reps; r++) {
-        run_seed = seed + (size_t)(r + 1); /* each run an input of its own */
-        kit_generate_u32(snapshot, n, dist, run_seed);
-        uint64_t expected = fingerprint(snapshot, n, secret);
-        err = cudaMemcpy(d_work, snapshot, n * sizeof *snapshot, cudaMemcpyHostToDevice);
-        if (err == cudaSuccess) {
-            err = cudaDeviceSynchronize();
-        }
-        if (err != cudaSuccess) {
-            return finish(KIT_EXIT_CUDA, "error", "copying the input: %s", cudaGetErrorName(err));
-        }
-        /* The clock runs over everything that produces the checked output: the call, any
-         * work it left running, and the copy back (work deferred to that copy is timed). */
-        double start = kit_host_ms();
-        err = algo->sort(d_work, n);
-        cudaError_t sync = cudaDeviceSynchronize();
-        if (err == cudaSuccess) {
-            err = sync;
-        }
-        if (err != cudaSuccess) {
-            return finish(KIT_EXIT_CUDA, "error", "the %s sort failed: %s (%s)", algo->name,
-                          cudaGetErrorName(err), cudaGetErrorString(err));
-        }
-        err = cudaMemcpy(result, d_work, n * sizeof *result, cudaMemcpyDeviceToHost);
-        double ms = kit_host_ms() - start;
-        if (err != cudaSuccess) {
-            return finish(KIT_EXIT_CUDA, "error", "copying the result back: %s",
-                          cudaGetErrorName(err));
-        }
-        if (r >= 0) {
-            times[r] = ms;
-        }
-        if (!sorted_same_keys(result, n, expected, secret)) {
-            kit_verdict v = kit_verify_u32(snapshot, result, n, 0);
-            return finish(KIT_EXIT_WRONG, "wrong", "--algo %s -n %zu --dist %s --seed %zu: %s",
-                          algo->name, n, kit_dist_name(dist), run_seed,
-                          v.status != KIT_VERIFY_OK ? v.message : "not the input sorted");
+    memcpy(reference_command, argv + rest, reference_words * sizeof *reference_command);
+    sides[REFERENCE].command = reference_command;
+    sides[STUDENT].command = argv + rest + reference_words;
+    kit_remote_configure(NULL); /* the grader's GPU facts; each side names its executor */
+    if (kit_gpu_probe(why, sizeof why) != KIT_GPU_READY) {
+        return finish(KIT_EXIT_NO_GPU, "failed", "reference error no usable GPU: %s", why);
+    }
+    inputs in;
+    if (map_inputs(&in, o.n, o.reps + 1) != 0) {
+        return finish(KIT_EXIT_USAGE, "failed",
+                      "reference error out of host memory for n = %zu and %zu runs", o.n,
+                      o.reps + 1);
+    }
+    size_t first = (o.rounds + 1) / 2;
+    side *reference = &sides[REFERENCE], *student = &sides[STUDENT];
+    int ok = start_side(reference, &o, &in) == 0;
+    if (ok) {
+        generate_inputs(&in, &o); /* while the reference's executor starts */
+    }
+    ok = ok && run_rounds(reference, first, &o) == 0 && start_side(student, &o, &in) == 0 &&
+         run_rounds(student, o.rounds, &o) == 0 && end_side(student, &o) == 0 &&
+         run_rounds(reference, o.rounds - first, &o) == 0 && end_side(reference, &o) == 0;
+    for (int i = 0; i < SIDES; i++) {
+        if (sides[i].pid > 0) { /* after a failure: the other side is not needed any more */
+            kill(sides[i].pid, SIGTERM);
+            reap_side(&sides[i], 5000);
         }
     }
-    qsort(times, reps, sizeof *times, compare_doubles);
-    double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
-    cudaFree(d_work);
-    free(snapshot);
-    free(result);
-    /* Measured from outside the lab's process: its CPU time over every run (the grader sets
-     * it against the reference's), and that it opened the GPU at all. */
-    char measured[512];
-    if (kit_remote_end_test(1, 0, measured, sizeof measured)) {
-        free(times);
-        return finish(KIT_EXIT_WRONG, "wrong", "%s", measured);
+    if (!ok) {
+        return finish(failure_status, "failed", "%s", failure);
     }
-    int status = finish(KIT_EXIT_OK, "ok", "%.6f %.6f %.3f", median, times[0],
-                        kit_remote_cpu_ms());
-    free(times);
-    return status;
+    return finish(KIT_EXIT_OK, "ok", "%s", "");
 }

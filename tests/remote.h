@@ -90,7 +90,10 @@ typedef struct {
 /**
  * Gives the verdict side the executor's command (argv, NULL-terminated), taken from after
  * `--` on the command line; it starts at the first call. Returns 0, or -1 when this program
- * runs the lab's code in-process (the test binaries `make` builds for students).
+ * runs the lab's code in-process (the test binaries `make` builds for students). The first
+ * call also takes the grader's GPU facts out of the environment; a later one (in a process
+ * forked before any executor started: the timed driver's one per side) only names another
+ * executor, with the same facts.
  */
 int kit_remote_configure(char **command);
 
@@ -114,7 +117,19 @@ void kit_remote_failure(const char *message);
  */
 int kit_remote_end_test(int needs_gpu, int keep_executor, char *report, size_t report_size);
 
-/** The CPU time, in ms, of the last test kit_remote_end_test() ended; -1 when unknown. */
-double kit_remote_cpu_ms(void);
+/**
+ * The CPU time, in ms, the kernel has accounted so far to the running executor and every
+ * process of its sandbox (read from outside, as kit_remote_end_test() reads it); -1 when none
+ * runs or it cannot be read. The timed driver takes the difference over a round of its runs.
+ */
+double kit_remote_executor_cpu_ms(void);
+
+/**
+ * Kills the executor at once, if one runs (SIGKILL; async-signal-safe, for a handler: the
+ * timed driver's process for one side when the grader's limit for a round ran out). The
+ * executor may run in a session of its own, where the kill of this process's group does not
+ * reach it.
+ */
+void kit_remote_kill(void);
 
 #endif

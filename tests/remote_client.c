@@ -35,7 +35,7 @@ static pid_t executor_pid = -1;
 static int executor_lost; /* it died or broke the protocol: every later call fails at once */
 static int executor_status = -1; /* its wait status, once reaped */
 static double ready_cpu_ms = -1;  /* the executor's CPU time when it said it was ready */
-static double last_cpu_ms = -1;   /* kit_remote_cpu_ms() */
+static double last_cpu_ms = -1;   /* the last test's, for its note */
 
 /* Buffers the test freed, still mapped on both sides, for its next cudaMalloc: a test that
  * allocates per check would otherwise have the executor map a new buffer each time, CPU time
@@ -537,9 +537,17 @@ int kit_remote_end_test(int needs_gpu, int keep_executor, char *report, size_t r
     return fail;
 }
 
-double kit_remote_cpu_ms(void)
+double kit_remote_executor_cpu_ms(void)
 {
-    return last_cpu_ms;
+    return executor_pid > 0 && !executor_lost ? tree_cpu_ms(executor_pid) : -1;
+}
+
+void kit_remote_kill(void)
+{
+    pid_t pid = executor_pid;
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+    }
 }
 
 /* A request of @p op with up to three arguments and no payload; the reply's status. */

@@ -17,7 +17,8 @@ steps 6-7 run one lab at a time, so that timings are taken on a quiet GPU):
      the rubric's time limit, talking to the executor in the sandbox (run.py); --test-jobs
      tests at once;
   6. if the lab is correct and the rubric gives speed points, time it against the reference
-     (both through the same split: the clock is in the kit's timed driver);
+     (both through the same split: the clock is in the kit's timed driver, one run of which
+     drives both executors, speed.py);
   7. with --sanitize, run compute-sanitizer, wrapped around the executor, on its small tests.
 """
 
@@ -202,7 +203,7 @@ class GradingContext:
             total += sum(self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
                          for t in plan.tests) / max(1, self.options.test_jobs)
             if plan.reference_executor is not None and lab.rubric.speed:
-                total += 2 * speed.ROUNDS * lab.rubric.speed.time_limit_s
+                total += speed.run_limit(lab.rubric.speed.time_limit_s)
             if self.options.sanitize:
                 rule = lab.rubric.sanitizer
                 total += (len(sanitize.choose_tests(rule, plan.tests)) * len(rule.tools)
@@ -756,9 +757,9 @@ class SubmissionGrader:
         iso, timed = self.isolation, timed_binary(lab)
         limit = rule.time_limit_s
         measured = speed.measure(
-            [timed, *rule.args, "--", *build.executor_command(iso, executor, limit)],
-            [timed, *rule.args, "--", *build.executor_command(iso, plan.reference_executor, limit)],
-            rule.args, self.env, limit, cpu_rule=lab.rubric.cpu)
+            timed, rule.args, build.executor_command(iso, executor, limit),
+            build.executor_command(iso, plan.reference_executor, limit), self.env, limit,
+            cpu_rule=lab.rubric.cpu)
         (logs / "speed.log").write_text(measured.log + "\n")
         outcome.log = measured.log
         if not measured.measured:

@@ -1,12 +1,16 @@
 """Speed points: the lab's sort timed against the reference solution's, on the same GPU, in
-the same run, with the same input.
+the same run, on the same inputs.
 
-Both are the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_main.o with
-grading/timed_driver.o), which holds the clock and checks the result, running the sort in an
-executor (tests/remote.h): one with the student's object, one with the reference solution's,
-both in the sandbox. They run alternately, ROUNDS times
-each (reference first), each run reporting the median of its timed repetitions through the
-result channel; the best run of each side is kept, and
+One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_main.o with
+grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
+result, and drives two executors (tests/remote.h), one linked with the reference solution's
+object and one with the student's, both in the sandbox, each started once. Each side runs
+ROUNDS rounds, in the order reference, student, student, reference: the student's executor
+starts after the reference's first round and has ended before the reference's last, so the
+student's code never runs while the reference is timed. A round is a side's timed repetitions
+(one per input, the same inputs for both sides) and reports their median through the result
+channel, with the CPU time of the side's executor over them, measured from outside; the best
+round of each side is kept, and
 
     ratio = student's time / reference's time
     points = full              when ratio <= full_ratio (1.25 by default)
@@ -14,7 +18,11 @@ result channel; the best run of each side is kept, and
            = linear in between: full * (zero_ratio - ratio) / (zero_ratio - full_ratio)
 
 Speed points are given only when the lab is correct: every suite of the rubric's `requires`
-(by default every suite that is not a bonus) passed all its tests.
+(by default every suite that is not a bonus) passed all its tests. A side that cannot be
+timed (a wrong result, a CUDA error, a crash, no answer within the limit of a round) ends the
+run: the reference's failure leaves speed out of the maximum, the student's gives no points.
+(Before, each round of each side was a process of its own: four driver processes and four
+executors per lab, most of whose time went into starting them.)
 """
 
 from __future__ import annotations
@@ -23,19 +31,20 @@ from dataclasses import dataclass
 
 from . import cpu
 from .rubric import CpuRule
-from .run import describe_signal, read_channel, run_limited
+from .run import batch_notes, describe_signal, read_channel, run_limited
 
 ROUNDS = 2
+SIDES = ("reference", "student")
 
 
 @dataclass
-class Timing:
-    ok: bool
-    ms: float = None
-    cpu_ms: float = None  # the lab process's CPU time over the run, measured from outside
-    wall_s: float = None  # the whole run, start-up and checks included
-    message: str = ""
-    output: str = ""
+class Round:
+    who: str
+    number: int
+    ms: float  # the median of its timed repetitions
+    min_ms: float
+    cpu_ms: float = None  # the executor's CPU time over them, measured from outside
+    seconds: float = None  # the round's wall time, its side's start-up included in its first
 
 
 @dataclass
@@ -56,54 +65,90 @@ def speed_points(ratio, full_points, full_ratio=1.25, zero_ratio=3.0):
     return full_points * (zero_ratio - ratio) / (zero_ratio - full_ratio)
 
 
-def time_once(argv, env, time_limit):
-    """One run of a timed driver: its median time in ms and the lab process's CPU time, or
-    why there is none."""
-    result = run_limited(argv, time_limit=time_limit, env=env, channel=True)
-    channel = read_channel(result)
+def run_limit(time_limit, rounds=ROUNDS):
+    """The time limit of the whole timed run: time_limit per round of each side (the driver
+    itself stops a side whose round runs past time_limit, so a hang costs one round's)."""
+    return 2 * rounds * time_limit
+
+
+def parse_round(text):
+    """A `round` note, `SIDE K MEDIAN_MS MIN_MS CPU_MS SECONDS`, or None."""
+    words = text.split()
+    if len(words) != 6 or words[0] not in SIDES:
+        return None
+    try:
+        number, ms, min_ms, cpu_ms, seconds = int(words[1]), *map(float, words[2:])
+    except ValueError:
+        return None
+    return Round(words[0], number, ms, min_ms, cpu_ms if cpu_ms >= 0 else None, seconds)
+
+
+def failure(result, channel, running, time_limit):
+    """(side, message) when the timed run did not end well, else None. A run that ended
+    without its result line (killed at its limit, or for printing too much) is put on the
+    side it was running then (its last `run` note)."""
     if result.timed_out:
-        return Timing(False, message=f"no answer within {time_limit:g} s", output=result.output)
+        return running, f"no answer within {time_limit:g} s"
     if result.signal is not None:
-        return Timing(False, message=f"crashed: {describe_signal(result.signal)}",
-                      output=result.output)
+        return running, f"crashed: {describe_signal(result.signal)}"
     if not channel.good or not channel.result:
-        return Timing(False, message=f"no result from the timed driver (exit {result.exit_code})",
-                      output=result.output)
-    word, rest = channel.result[0], channel.result[1:]
-    if word == "ok" and result.exit_code == 0 and len(rest) >= 3:
-        try:
-            cpu = float(rest[2])
-            return Timing(True, ms=float(rest[0]), cpu_ms=cpu if cpu >= 0 else None,
-                          wall_s=result.elapsed, output=result.output)
-        except ValueError:
-            pass
-    return Timing(False, message=f"{word}: {' '.join(rest)}".strip(), output=result.output)
+        return running, f"no result from the timed driver (exit {result.exit_code})"
+    words = channel.result
+    if words == ["ok"] and result.exit_code == 0:
+        return None
+    if len(words) >= 3 and words[0] == "failed" and words[1] in SIDES:
+        who, word, rest = words[1], words[2], words[3:]
+        if word == "timeout":
+            return who, f"no answer within {time_limit:g} s"
+        if word == "crashed" and rest and rest[0].isdigit():
+            return who, f"crashed: {describe_signal(int(rest[0]))}"
+        return who, f"{word}: {' '.join(rest)}".strip()
+    return running, f"{' '.join(words)} (exit {result.exit_code})"
 
 
-def measure(student_argv, reference_argv, args, env, time_limit, rounds=ROUNDS, cpu_rule=None):
-    """Alternates reference and student runs; see the module's comment. Each argv is the
-    kit's timed driver with its options and, after `--`, the executor to time."""
-    log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds, best of each side"]
-    best = {"reference": None, "student": None}
-    least_cpu = {"reference": None, "student": None}
-    for round_number in range(1, rounds + 1):
-        for who, argv in (("reference", reference_argv), ("student", student_argv)):
-            timing = time_once(argv, env, time_limit)
-            log.append(f"round {round_number} {who}: "
-                       + (f"{timing.ms:.3f} ms, CPU {timing.cpu_ms if timing.cpu_ms is not None else 'unknown'} ms"
-                          f" (the run took {timing.wall_s:.2f} s)"
-                          if timing.ok else timing.message))
-            if not timing.ok:
-                if who == "reference":
-                    return SpeedResult(False, message="the reference solution could not be "
-                                       f"timed: {timing.message}", log="\n".join(log))
-                return SpeedResult(False, message=f"your sort could not be timed: "
-                                   f"{timing.message}", log="\n".join(log))
-            if best[who] is None or timing.ms < best[who]:
-                best[who] = timing.ms
-            if timing.cpu_ms is not None and (least_cpu[who] is None
-                                              or timing.cpu_ms < least_cpu[who]):
-                least_cpu[who] = timing.cpu_ms
+def measure(timed, args, student_executor, reference_executor, env, time_limit, rounds=ROUNDS,
+            cpu_rule=None):
+    """Times both sides in one run of the timed driver `timed` (see the module's comment).
+    args: the driver's options; each executor: the argv that runs it; time_limit: the limit
+    of each round."""
+    argv = [str(timed), *args, "--rounds", str(rounds), "--round-limit", f"{time_limit:g}",
+            "--reference-words", str(len(reference_executor)), "--",
+            *reference_executor, *student_executor]
+    log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
+           "run (reference, then student, then reference), best of each side"]
+    result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True)
+    notes = batch_notes(result)
+    running = "reference"
+    for text in notes.get("run", []):
+        if text.split()[:1] and text.split()[0] in SIDES:
+            running = text.split()[0]
+    best = {who: None for who in SIDES}
+    least_cpu = {who: None for who in SIDES}
+    for text in notes.get("round", []):
+        done = parse_round(text)
+        if done is None:
+            continue
+        log.append(f"round {done.number} {done.who}: {done.ms:.3f} ms, CPU "
+                   f"{done.cpu_ms if done.cpu_ms is not None else 'unknown'} ms (the round took "
+                   f"{done.seconds:.2f} s)")
+        if best[done.who] is None or done.ms < best[done.who]:
+            best[done.who] = done.ms
+        if done.cpu_ms is not None and (least_cpu[done.who] is None
+                                        or done.cpu_ms < least_cpu[done.who]):
+            least_cpu[done.who] = done.cpu_ms
+    failed = failure(result, read_channel(result), running, time_limit)
+    if failed is None and None in best.values():
+        failed = ("reference", "the timed driver reported no round of "
+                  + " or ".join(who for who in SIDES if best[who] is None))
+    log.append(f"the timed run took {result.elapsed:.2f} s")
+    if failed:
+        who, message = failed
+        log.append(f"{who}: {message}")
+        if who == "reference":
+            return SpeedResult(False, message=f"the reference solution could not be timed: "
+                               f"{message}", log="\n".join(log))
+        return SpeedResult(False, message=f"your sort could not be timed: {message}",
+                           log="\n".join(log))
     # The clock alone would reward a sort done on the host (no kernels to wait for): the CPU
     # time of the student's process, measured from outside, must be in line with the
     # reference's.

@@ -1054,37 +1054,66 @@ class RubricFiles(unittest.TestCase):
 
 
 class SpeedPoints(unittest.TestCase):
+    """speed.py reads a timed run from its result channel alone (fake drivers here; the real
+    one with fake executors in TimedDriverRuns)."""
+
     def fake_driver(self, name, body):
         path = STATE["tmp"] / name
-        path.write_text("#!/bin/sh\n" + body)
+        path.write_text("#!/bin/sh\nnote() { echo \"$KIT_RESULT_TOKEN note $*\" >&$KIT_RESULT_FD; }\n"
+                        "result() { echo \"$KIT_RESULT_TOKEN $*\" >&$KIT_RESULT_FD; }\n" + body)
         path.chmod(0o755)
         return path
 
+    def rounds(self, reference, student, cpu=("40.0", "80.0")):
+        """Both sides' rounds as the timed driver notes them, in its order."""
+        return "".join(f"note round {who} {k} {ms} {ms} {used} 0.5\n" for who, k, ms, used in (
+            ("reference", 1, reference[0], cpu[0]), ("student", 1, student[0], cpu[1]),
+            ("student", 2, student[1], cpu[1]), ("reference", 2, reference[1], cpu[0])))
+
+    def measure(self, driver):
+        return speed.measure(driver, ["-n", "2^10"], ["student"], ["reference"], None, 10)
+
     def test_timing_through_the_channel(self):
-        report = 'echo "$KIT_RESULT_TOKEN %s" >&$KIT_RESULT_FD\n'
-        reference = self.fake_driver("ref", report % "ok 1.000 0.9 40.0")
-        student = self.fake_driver("stu", report % "ok 2.000 1.9 80.0")
-        measured = speed.measure([student], [reference], ["-n", "2^10"], None, 10)
+        both = self.fake_driver("both", self.rounds(("1.5", "1.000"), ("2.000", "2.5"))
+                                + "result ok\n")
+        measured = self.measure(both)
         self.assertTrue(measured.measured, measured.log)
-        self.assertAlmostEqual(measured.ratio, 2.0)
-        printed = self.fake_driver("liar", 'echo "timed_driver: ok 0.001 0.001"\n')
-        measured = speed.measure([printed], [reference], [], None, 10)
+        self.assertAlmostEqual(measured.ratio, 2.0)  # the best round of each side
+        self.assertIn("round 2 student: 2.500 ms", measured.log)
+        printed = self.fake_driver("liar", 'echo "timed_driver: ok"\n')
+        measured = self.measure(printed)
         self.assertFalse(measured.measured)
-        self.assertIn("your sort could not be timed", measured.message)
-        wrong = self.fake_driver("wrong", report % "wrong keys[3] is 7" + "exit 1\n")
-        self.assertIn("keys[3] is 7", speed.measure([wrong], [reference], [], None, 10).message)
+        self.assertIn("could not be timed", measured.message)
+        wrong = self.fake_driver("wrong", "note run reference 1\nnote run student 1\n"
+                                 "result failed student wrong keys[3] is 7\nexit 1\n")
+        self.assertEqual(self.measure(wrong).message,
+                         "your sort could not be timed: wrong: keys[3] is 7")
+        late = self.fake_driver("late", self.rounds(("1", "1"), ("1", "1"))
+                                + "result failed reference crashed 11\nexit 4\n")
+        self.assertIn("the reference solution could not be timed: crashed: SIGSEGV",
+                      self.measure(late).message)
+
+    def test_a_run_that_ends_without_its_result_is_put_on_the_side_it_was_running(self):
+        killed = self.fake_driver("killed", "note run reference 1\n" + self.rounds(
+            ("1", "1"), ("1", "1")).splitlines()[0] + "\nnote run student 1\nkill -9 $$\n")
+        measured = self.measure(killed)
+        self.assertEqual(measured.message, "your sort could not be timed: crashed: SIGKILL "
+                         "(killed from outside: out of memory?)")
+        early = self.fake_driver("early", "kill -9 $$\n")
+        self.assertIn("the reference solution could not be timed", self.measure(early).message)
 
     def test_a_fast_sort_on_the_host_gets_no_speed_points(self):
         # Fast on the clock (no kernels to wait for), but its process used the CPU time of a
-        # sort, as the verdict side measured it from outside.
-        report = 'echo "$KIT_RESULT_TOKEN %s" >&$KIT_RESULT_FD\n'
-        reference = self.fake_driver("ref-cpu", report % "ok 1.000 0.9 40.0")
-        host = self.fake_driver("host", report % "ok 0.100 0.1 900.0")
-        measured = speed.measure([host], [reference], [], None, 10)
+        # sort, as the timed driver measured it from outside.
+        host = self.fake_driver("host", self.rounds(("1.0", "1.0"), ("0.1", "0.1"),
+                                                    cpu=("40.0", "900.0")) + "result ok\n")
+        measured = self.measure(host)
         self.assertFalse(measured.measured, measured.log)
         self.assertIn("the sort must run on the GPU", measured.message)
-        unmeasured = self.fake_driver("unmeasured", report % "ok 0.100 0.1 -1")
-        measured = speed.measure([unmeasured], [reference], [], None, 10)
+        unmeasured = self.fake_driver("unmeasured", self.rounds(("1.0", "1.0"), ("0.1", "0.1"),
+                                                                cpu=("40.0", "-1"))
+                                      + "result ok\n")
+        measured = self.measure(unmeasured)
         self.assertFalse(measured.measured, measured.log)
         self.assertIn("could not measure", measured.message)
 
@@ -1094,6 +1123,138 @@ class SpeedPoints(unittest.TestCase):
         self.assertAlmostEqual(speed.speed_points(2.125, 10), 5)
         self.assertEqual(speed.speed_points(3.0, 10), 0)
         self.assertEqual(speed.speed_points(30, 10), 0)
+
+
+def fake_gpu_wrapper():
+    """The argv words that run a command with a file bound at /dev/nvidia0 (bubblewrap), so
+    that a fake executor maps "the GPU" as one with a CUDA context does; None where bubblewrap
+    cannot do that here."""
+    if "fake_gpu" not in STATE:
+        STATE["fake_gpu"] = None
+        bwrap, device = shutil.which("bwrap"), STATE["tmp"] / "fake-nvidia0"
+        device.touch()
+        if bwrap:
+            words = [bwrap, "--bind", "/", "/", "--dev", "/dev", "--bind", str(device),
+                     "/dev/nvidia0", "--die-with-parent"]
+            probe = subprocess.run([*words, "test", "-f", "/dev/nvidia0"], capture_output=True)
+            if probe.returncode == 0:
+                STATE["fake_gpu"] = words
+    return STATE["fake_gpu"]
+
+
+class TimedDriverRuns(unittest.TestCase):
+    """The kit's real timed driver (Lab 01's) times both sides in one run, each side's executor
+    a stand-in (fake_executor.py) that keeps its "device memory" on the host: the order of the
+    rounds, one executor per side, the same inputs, and what a side that fails costs."""
+
+    ENV = {"KIT_GPU_FACTS": "ready 1000000000 2000000000 9 0 132 Fake GPU",
+           "KIT_DATA_PLANE": "executor"}
+
+    def setUp(self):
+        if not (BUILD / "grading" / "timed_01_oddeven").exists():
+            self.skipTest("Lab 01's timed driver is not built")
+
+    def run_speed(self, name, reference=(), student=(), limit=20, gpu=False, rounds=None):
+        wrapper = fake_gpu_wrapper() if gpu else []
+        if wrapper is None:
+            self.skipTest("bubblewrap cannot bind a stand-in for /dev/nvidia0 here")
+        log = STATE["tmp"] / f"speed-{name}.log"
+        log.unlink(missing_ok=True)
+
+        def executor(who, behaviour):
+            return [*wrapper, sys.executable, str(TESTS / "fake_executor.py"), str(log), who,
+                    *behaviour]
+        started = time.monotonic()
+        measured = speed.measure(BUILD / "grading" / "timed_01_oddeven",
+                                 ["--algo", "global", "-n", "2^10", "--reps", "3"],
+                                 executor("student", student), executor("reference", reference),
+                                 dict(os.environ, **self.ENV), limit,
+                                 **({"rounds": rounds} if rounds else {}))
+        events = [line.split() for line in log.read_text().splitlines()] if log.exists() else []
+        return measured, events, time.monotonic() - started
+
+    def test_one_run_times_both_sides_on_the_same_inputs(self):
+        measured, events, _ = self.run_speed("both", student=["slow=0.02", "linger=0.5"],
+                                             gpu=True)
+        self.assertTrue(measured.measured, measured.log)
+        self.assertGreater(measured.ratio, 5, measured.log)  # 20 ms against far less
+        rounds = [line for line in measured.log.splitlines() if line.startswith("round ")]
+        self.assertEqual([r.split(":")[0] for r in rounds],
+                         ["round 1 reference", "round 1 student", "round 2 student",
+                          "round 2 reference"], measured.log)
+        # Each side's executor started once; the student's began after the reference's first
+        # round and had ended (exited, reaped) before the reference's second began.
+        self.assertEqual([e[0] for e in events if e[1] == "hello"], ["reference", "student"])
+        at = {" ".join(e[:3] if e[1] == "sort" else e[:2]): i  # each event's first place
+              for i, e in reversed(list(enumerate(events)))}
+        self.assertLess(at["reference sort 4"], at["student hello"])
+        self.assertLess(at["student exit"], at["reference sort 5"])
+        # The same inputs, sort by sort: a warm-up, then the same three in each round.
+        inputs = {who: [e[3] for e in events if e[:2] == [who, "sort"]]
+                  for who in ("reference", "student")}
+        self.assertEqual(inputs["reference"], inputs["student"])
+        self.assertEqual(len(inputs["student"]), 7)
+        self.assertEqual(inputs["student"][1:4], inputs["student"][4:7])
+        self.assertEqual(len(set(inputs["student"][:4])), 4)
+
+    def test_one_round_each(self):
+        measured, events, _ = self.run_speed("one-round", gpu=True, rounds=1)
+        self.assertTrue(measured.measured, measured.log)
+        self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 4)
+
+    def test_a_student_wrong_only_in_its_second_round_gets_no_points(self):
+        # The 5th call of the student's executor is the first of its second round: only an
+        # executor kept across rounds gets there.
+        measured, events, _ = self.run_speed("wrong-late", student=["wrong_from=5"])
+        self.assertFalse(measured.measured)
+        self.assertIn("your sort could not be timed: wrong: --algo global -n 1024 --dist "
+                      "uniform --seed 2: ", measured.message)
+        self.assertEqual(len([e for e in events if e[:2] == ["reference", "sort"]]), 4)
+
+    def test_a_student_that_crashes(self):
+        measured, _, _ = self.run_speed("crash", student=["crash_from=2"])
+        self.assertFalse(measured.measured)
+        self.assertIn("your sort could not be timed: error: the global sort failed",
+                      measured.message)
+
+    def test_a_student_that_hangs_costs_one_round_limit(self):
+        measured, events, elapsed = self.run_speed("hang", student=["hang_from=3"], limit=2)
+        self.assertFalse(measured.measured)
+        self.assertEqual(measured.message, "your sort could not be timed: no answer within 2 s")
+        self.assertLess(elapsed, 6)  # the whole run's limit is 8 s
+        pid = int(next(e[2] for e in events if e[:2] == ["student", "hello"]))
+        with self.assertRaises(ProcessLookupError):  # killed, not left behind
+            for _ in range(100):
+                os.kill(pid, 0)
+                time.sleep(0.05)
+
+    def test_a_student_that_floods_its_output(self):
+        measured, _, _ = self.run_speed("flood", student=["flood_from=1"])
+        self.assertFalse(measured.measured)
+        self.assertIn("your sort could not be timed: crashed: SIGKILL", measured.message)
+
+    def test_a_student_that_never_opened_the_gpu(self):
+        measured, _, _ = self.run_speed("no-gpu")
+        self.assertFalse(measured.measured)
+        self.assertIn("your sort could not be timed: wrong: the process running your code never "
+                      "opened the GPU", measured.message)
+
+    def test_a_student_that_burns_cpu_time_gets_no_points(self):
+        measured, _, _ = self.run_speed("busy", student=["busy=0.15"], gpu=True)
+        self.assertFalse(measured.measured, measured.log)
+        self.assertIn("no speed points: your code used", measured.message)
+
+    def test_a_reference_that_fails_is_not_counted(self):
+        measured, events, _ = self.run_speed("reference-wrong", reference=["wrong_from=1"])
+        self.assertFalse(measured.measured)
+        self.assertIn("the reference solution could not be timed: wrong: ", measured.message)
+        self.assertFalse([e for e in events if e[0] == "student"], "no student executor started")
+        # ... in its last round too, after the student's rounds
+        measured, events, _ = self.run_speed("reference-late", reference=["crash_from=5"],
+                                             gpu=True)
+        self.assertFalse(measured.measured)
+        self.assertIn("the reference solution could not be timed: error: ", measured.message)
+        self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 7)
 
 
 class SanitizerReports(unittest.TestCase):
