@@ -125,9 +125,12 @@ extern "C" cudaError_t kit_baseline_copy_gbps(size_t bytes, int reps, double *gb
     return cudaSuccess;
 }
 
+/* kit_baseline_describe_row()'s device: a row keeps a pointer to its name. */
+static cudaDeviceProp described_device;
+
 extern "C" cudaError_t kit_baseline_describe_row(kit_bench_row *row)
 {
-    static cudaDeviceProp prop; /* the row keeps a pointer to its name */
+    cudaDeviceProp &prop = described_device;
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
     err = err == cudaSuccess ? cudaGetDeviceProperties(&prop, device) : err;
