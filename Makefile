@@ -154,20 +154,25 @@ lab_id = $(subst -,_,$(1))
 lab_hidden = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/hidden/test_$(call lab_id,$(1))_hidden.c))
 lab_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1)).cu
 # A lab may have a second student file for its bonus TODOs, NAME_bonus.cu (so that neither
-# file grows past what a student reads in one sitting). The lab's object is then both files'
-# objects joined into one (ld -r), so everything that links a lab, and the grader, still sees
-# one object per lab.
+# file grows past what a student reads in one sitting). The two are compiled as one
+# translation unit, NAME.cu first (nvcc -include), since the bonus's kernels call device
+# functions of NAME.cu (Lab 04's block scan), which separate objects could reach only as
+# relocatable device code, at a cost in registers to every kernel. So everything that links a
+# lab, and the grader, still sees one object per lab, compiled as before.
 lab_bonus = $(firstword $(wildcard labs/$(1)/$(call lab_name,$(1))_bonus.cu \
                                    solutions/$(1)/$(call lab_name,$(1))_bonus.cu))
 lab_bonus_source = $(if $(filter solution,$(2)),solutions,labs)/$(1)/$(call lab_name,$(1))_bonus.cu
+# What nvcc -c compiles for a lab: NAME.cu, or NAME_bonus.cu with NAME.cu included first.
+lab_compiled = $(if $(call lab_bonus,$(1)),$(call lab_bonus_source,$(1),$(2)) \
+                 -include $(call lab_source,$(1),$(2)),$(call lab_source,$(1),$(2)))
 
 define VARIANT_RULES
-$(BUILD)/$(2)/obj/$(1)$(if $(call lab_bonus,$(1)),.main).o: $(call lab_source,$(1),$(2)) \
+$(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) \
+        $(if $(call lab_bonus,$(1)),$(call lab_bonus_source,$(1),$(2))) \
         labs/$(1)/$(call lab_name,$(1)).h $(BUILD)/gencode.stamp
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
-
-$(if $(call lab_bonus,$(1)),$(call BONUS_RULES,$(1),$(2)))
+	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c \
+	    $(call lab_compiled,$(1),$(2)) -o $$@
 
 $(BUILD)/$(2)/test_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
         $(BUILD)/obj/tests/test_$(call lab_id,$(1)).o $(call lab_hidden,$(1)) \
@@ -178,18 +183,6 @@ $(BUILD)/$(2)/bin/$(call lab_name,$(1)): $(BUILD)/obj/labs/$(1)/$(call lab_name,
         $(BUILD)/$(2)/obj/$(1).o $(BASELINES_OBJ) $(KIT_LIB)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS_$(1)) -o $$@ $$^ $$(LDLIBS)
-endef
-
-define BONUS_RULES
-$(BUILD)/$(2)/obj/$(1).bonus.o: $(call lab_bonus_source,$(1),$(2)) labs/$(1)/$(call lab_name,$(1)).h \
-        $(BUILD)/gencode.stamp
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
-
-# Only the two objects: a build from before the lab had a bonus file left a $(1).d that
-# still gives $(1).o the sources and headers it was once compiled from.
-$(BUILD)/$(2)/obj/$(1).o: $(BUILD)/$(2)/obj/$(1).main.o $(BUILD)/$(2)/obj/$(1).bonus.o
-	$(LD) -r -o $$@ $$(filter %.main.o %.bonus.o,$$^)
 endef
 
 define LAB_RULES

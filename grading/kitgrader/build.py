@@ -212,12 +212,15 @@ def source_binds(lab):
             (str(lab.dir), f"{INSIDE_KIT}/labs/{lab.id}")]
 
 
-def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S):
+def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S,
+                    first=None):
     """nvcc -c in the sandbox, then the check of every header it read.
 
     source and obj are in the lab's work folder; roots are the folders headers may come from
-    (as the sandbox sees them: includes.allowed_roots()). Returns a Step; a header from
-    elsewhere is a failed Step whose message says which.
+    (as the sandbox sees them: includes.allowed_roots()). first, in the same folder: the
+    student file compiled before source in the same translation unit (nvcc -include), as
+    make compiles a lab with a bonus file (the bonus file is source). Returns a Step; a
+    header from elsewhere is a failed Step whose message says which.
     """
     work = Path(source).parent
     # What the preprocessor makes of the source (nvcc -keep): scanned before the object is
@@ -228,6 +231,7 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     sandbox.prepare_writable(iso, work)
     kit_in = _inside(iso, lab.kit.root, INSIDE_KIT)
     src_in = _inside(iso, source, f"{INSIDE_WORK}/{Path(source).name}")
+    first_in = _inside(iso, first, f"{INSIDE_WORK}/{Path(first).name}") if first else None
     obj_in = _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}")
     deps = work / "deps.d"
     deps_in = _inside(iso, deps, f"{INSIDE_WORK}/deps.d")
@@ -243,13 +247,15 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
         text = deps.read_text(errors="replace") if deps.is_file() else ""
         # nvcc names a header relative to its working folder when it can (common/x.h, not
         # /kit/common/x.h), so names are read from where it ran: kit_in, as it saw it.
-        return includes.check_dependencies(text, src_in, roots, cwd=kit_in)
+        return includes.check_dependencies(text, src_in, roots, cwd=kit_in,
+                                           own=[first_in] if first_in else [])
 
     # One nvcc run compiles and lists the headers it read (-MD); the object is used only if
     # every header came from an allowed folder.
     kept_in = _inside(iso, kept, f"{INSIDE_WORK}/{kept.name}")
     step = _step(boxed([tc.nvcc, *flags, "-keep", "-keep-dir", kept_in, "-MD", "-MF", deps_in,
-                        "-c", src_in, "-o", obj_in]),
+                        "-c", src_in, *(["-include", first_in] if first_in else []),
+                        "-o", obj_in]),
                  lab.kit.root, work, lab.kit.root, time_limit, "compiling")
     problem = includes.scan_preprocessed_folder(kept, Path(source).name)
     shutil.rmtree(kept, ignore_errors=True)
@@ -261,7 +267,9 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
         # Without bubblewrap the compiler sees the whole machine, and its error message could
         # quote a file it had no business reading: list the headers alone (nvcc -M) and check
         # them before the message is shown. (In bubblewrap nothing secret is there to quote.)
-        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in, "-o", deps_in]), lab.kit.root,
+        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in,
+                               *(["-include", first_in] if first_in else []), "-o", deps_in]),
+                        lab.kit.root,
                         work, lab.kit.root, time_limit, "compiling")
         problem = header_problem() if listing.ok else None
         if problem:
@@ -273,22 +281,6 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
             Path(obj).unlink(missing_ok=True)
             return Step(ok=False, command=step.command, output=step.output, message=problem,
                         refused=True)
-    return step
-
-
-def join_objects(tc, iso, lab, objs, out, time_limit=LINK_TIME_LIMIT_S):
-    """A lab of two student files (its bonus in the second): their objects joined into one
-    (ld -r), as make joins them, so that the rule checks see the lab's code as one object
-    (the files' calls to each other are resolved inside it) and the executor links one."""
-    work = Path(out).parent
-    linker = shutil.which("ld") or "/usr/bin/ld"
-    argv = [linker, "-r", "-o", _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
-            *[_inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}") for obj in objs]]
-    sandbox.prepare_writable(iso, work)
-    command = sandbox.command(iso, argv, ro=_cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
-                              cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
-    step = _step(command, lab.kit.root, work, lab.kit.root, time_limit, "joining the objects")
-    sandbox.reclaim(iso, work)
     return step
 
 

@@ -408,24 +408,17 @@ class SubmissionGrader:
         copy.write_bytes(text)
         logs = Path(result.logs)
 
-        self.echo(f"{lab.id}: compiling {lab.student_file}")
         started, timing = time.monotonic(), []  # where a lab's grading time goes: timing.log
         obj = work / f"{lab.id}.o"
-        main_obj = work / f"{lab.id}.main.o" if lab.bonus_file else obj
-        step = build.compile_student(tc, iso, lab, copy, main_obj, self.ctx.include_roots(lab))
-        (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
-        if not step.ok:
-            self._stop(result, COMPILE_ERROR, step.message)
-            return
         if lab.bonus_file:
-            bonus_obj = self._compile_bonus(lab, result, work, logs)
-            if bonus_obj is None:
+            if not self._compile_with_bonus(lab, result, copy, obj, logs):
                 return
-            step = build.join_objects(tc, iso, lab, [main_obj, bonus_obj], obj)
-            with open(logs / "build.log", "a") as log:
-                log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
+        else:
+            self.echo(f"{lab.id}: compiling {lab.student_file}")
+            step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
+            (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
             if not step.ok:
-                self._stop(result, LINK_ERROR, step.message)
+                self._stop(result, COMPILE_ERROR, step.message)
                 return
         try:
             findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
@@ -452,15 +445,17 @@ class SubmissionGrader:
         timing.append(f"compile, check and link: {time.monotonic() - started:.1f} s")
         state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
 
-    def _compile_bonus(self, lab, result, work, logs):
-        """The lab's bonus file (its second student file) compiled: the submission's, or the
-        kit's copy (the skeleton, whose bonus tests fail) when the submission has none or its
-        copy does not compile, with a note saying so: an unfinished bonus costs the bonus,
-        never the lab. A bonus file that breaks a rule (a link, an include from elsewhere)
-        stops the lab, as the student file would; the rule checks of the joined object cover
-        both files. Returns the object, or None (stopped)."""
+    def _compile_with_bonus(self, lab, result, student_copy, obj, logs):
+        """A lab of two student files compiled as make compiles it: one translation unit, the
+        bonus file with the student file included first (build.compile_student's first). The
+        bonus file is the submission's, or the kit's copy (the skeleton, whose bonus tests
+        fail) when the submission has none or the two do not compile together, with a note
+        saying so: an unfinished bonus costs the bonus, never the lab. A bonus file that
+        breaks a rule (a link, an include from elsewhere) stops the lab, as the student file
+        would; the rule checks of the object cover both files. Returns whether it compiled
+        (else the lab is stopped)."""
         name, tc, iso = lab.bonus_file, self.ctx.toolchain, self.isolation
-        copy, obj = work / name, work / f"{lab.id}.bonus.o"
+        copy, roots = student_copy.parent / name, self.ctx.include_roots(lab)
         source, note = find_student_file(self.submission, lab, name), None
         if source is None:
             note = (f"no {name} in the submission: its bonus TODOs were graded with the kit's "
@@ -470,34 +465,33 @@ class SubmissionGrader:
                 text = read_student_file(self.submission, source)
             except Rejected as err:
                 self._stop(result, REJECTED, str(err))
-                return None
+                return False
             problem = includes.scan_source(text.decode("utf-8", "replace"), name)
             if problem:
                 self._stop(result, REJECTED, problem)
-                return None
+                return False
             copy.write_bytes(text)
-            self.echo(f"{lab.id}: compiling {name}")
-            step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
-            with open(logs / "build.log", "a") as log:
-                log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
+            self.echo(f"{lab.id}: compiling {lab.student_file} and {name}")
+            step = build.compile_student(tc, iso, lab, copy, obj, roots, first=student_copy)
+            (logs / "build.log").write_text(f"$ {' '.join(step.command)}\n{step.output}")
             if step.ok:
-                return obj
-            if step.refused:  # an include from elsewhere: refused, as in the student file
+                return True
+            if step.refused:  # an include from elsewhere: refused, in either file
                 self._stop(result, COMPILE_ERROR, step.message)
-                return None
-            note = (f"{name} did not compile (logs/{lab.id}/build.log): its bonus TODOs were "
-                    "graded with the kit's copy of it (the skeleton), so the bonus suites "
-                    "score 0")
+                return False
+            note = (f"{name} did not compile with your {lab.student_file} (logs/{lab.id}/"
+                    f"build.log): its bonus TODOs were graded with the kit's copy of it (the "
+                    f"skeleton), so the bonus suites score 0")
         copy.write_bytes((lab.dir / name).read_bytes())
-        step = build.compile_student(tc, iso, lab, copy, obj, self.ctx.include_roots(lab))
+        self.echo(f"{lab.id}: compiling {lab.student_file} and the kit's {name}")
+        step = build.compile_student(tc, iso, lab, copy, obj, roots, first=student_copy)
         with open(logs / "build.log", "a") as log:
             log.write(f"\n$ (the kit's {name}) {' '.join(step.command)}\n{step.output}")
-        if not step.ok:
-            self._stop(result, COMPILE_ERROR, f"the kit's copy of {name} (labs/{lab.id}/{name}) "
-                       f"did not compile with your {lab.student_file}: {step.message}")
-            return None
+        if not step.ok:  # then the student file does not compile (with the skeleton either)
+            self._stop(result, COMPILE_ERROR, step.message)
+            return False
         result.notes.append(note)
-        return obj
+        return True
 
     def _run_tests(self, states):
         """Every test of every lab that built, in one pool of test_jobs at a time. A suite's

@@ -350,19 +350,21 @@ def parse_dependencies(dep_text):
     return prerequisites
 
 
-def check_dependencies(dep_text, source_name, roots, cwd=None):
+def check_dependencies(dep_text, source_name, roots, cwd=None, own=()):
     """Why the grader will not take what the compiler read, or None: the first file, other
-    than the student's own source, that lies outside every allowed folder once links are
-    resolved. Relative names are taken from cwd (nvcc's folder; the current one if None)."""
+    than the student's own source (and own: the lab's other student file, compiled with it),
+    that lies outside every allowed folder once links are resolved. Relative names are taken
+    from cwd (nvcc's folder; the current one if None)."""
     cwd = Path(cwd) if cwd else Path.cwd()
     roots = [Path(os.path.realpath(r)) for r in roots]
-    source_real = os.path.realpath(cwd / source_name)
+    mine = [source_name, *own]
+    reals = {os.path.realpath(cwd / name) for name in mine}
     for name in parse_dependencies(dep_text):
         real = Path(os.path.realpath(cwd / name))
-        if name == source_name or str(real) == source_real:
+        if name in mine or str(real) in reals:
             continue
         if not any(real == root or root in real.parents for root in roots):
-            label = Path(source_name).name
+            label = " or ".join(Path(n).name for n in reversed(mine))
             return (f"{label} includes {name}, which is not a header of the lab, the kit's "
                     f"common/, CUDA or the system: {WHAT_TO_DO}")
     return None

@@ -105,14 +105,13 @@ def make_fixture_build():
             str(fb / "lib/libcunit.a"), "-lm"])
         solution_obj = fb / "solution" / "obj" / f"{lab}.o"
         solution_obj.parent.mkdir(parents=True, exist_ok=True)
-        # A lab with a bonus file: both files' objects joined, as make joins them.
-        sources = [FIXTURE_KIT / "solutions" / lab / f"{name}{part}.cu" for part in ("", "_bonus")]
-        objects = []
-        for source in (s for s in sources if s.exists()):
-            objects.append(solution_obj.with_suffix(f".{len(objects)}.o"))
-            sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
-                str(source), "-o", str(objects[-1])], cwd=ROOT)
-        sh(["ld", "-r", "-o", str(solution_obj), *map(str, objects)])
+        # A lab with a bonus file: one translation unit, the bonus file with the lab's file
+        # included first, as make compiles it.
+        main, bonus = (FIXTURE_KIT / "solutions" / lab / f"{name}{part}.cu"
+                       for part in ("", "_bonus"))
+        compiled = [str(bonus), "-include", str(main)] if bonus.exists() else [str(main)]
+        sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
+            *compiled, "-o", str(solution_obj)], cwd=ROOT)
         sh([env["NVCC"], arch, "-o", str(fb / "solution" / f"test_{ident}"),
             str(fb / "obj/tests/runner.o"), str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
             str(solution_obj), str(fb / "lib/libkit.a"), str(fb / "lib/libcunit.a"), "-lm"])
@@ -585,8 +584,9 @@ class Batches(unittest.TestCase):
 
 class BonusFile(unittest.TestCase):
     """A lab of two student files (fixture lab 95: hostbonus.cu and hostbonus_bonus.cu, as
-    Labs 02-04 keep their bonus TODOs): both taken, compiled and joined; a missing or broken
-    bonus file costs the bonus only; a bonus file that breaks a rule costs the lab."""
+    Labs 02-04 keep their bonus TODOs): both taken and compiled as one translation unit; a
+    missing or broken bonus file costs the bonus only; a bonus file that breaks a rule costs
+    the lab."""
 
     def graded(self, name):
         rc, out, err, results, _ = grade(HOST / name, "--lab", "95")
@@ -614,9 +614,16 @@ class BonusFile(unittest.TestCase):
         self.assertEqual(lab["status"], "graded", lab["message"])
         self.assertEqual((lab["score"], lab["max_score"]), (10, 10))
         notes = " ".join(results["extra_data"]["notes"])
-        self.assertIn("hostbonus_bonus.cu did not compile", notes)
+        self.assertIn("hostbonus_bonus.cu did not compile with your hostbonus.cu", notes)
         build = tests_of(results, "95-hostbonus build")
         self.assertFalse(build and build["95-hostbonus build"]["status"] == "failed")
+
+    def test_student_file_that_does_not_compile_is_a_compile_error(self):
+        lab, results, _ = self.graded("bonus_main_broken")
+        self.assertEqual(lab["status"], "compile error", lab["message"])
+        self.assertEqual(lab["score"], 0)
+        self.assertIn("totl", lab["message"])
+        self.assertIn("hostbonus.cu", lab["message"])
 
     def test_rules_cover_the_bonus_file(self):
         lab, results, _ = self.graded("bonus_forbidden")
