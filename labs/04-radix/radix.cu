@@ -3,7 +3,8 @@
  * @brief Lab 04: radix sort built on scan. Your file: fill in the TODOs.
  *
  * Read labs/04-radix/README.md first. Each TODO is tested on its own:
- * `build/student/test_04_radix -s 4.1_scan` runs the tests of TODO 4.1, and so on.
+ * `build/student/test_04_radix -s 4.1_scan` runs the tests of TODO 4.1, and so on. The bonus
+ * TODOs 4.5 and 4.6 are in radix_bonus.cu; their kernels call your block_exclusive_scan().
  *
  * Layers, from the bottom: a warp's scan (shuffles), a block's scan (a warp scan of the
  * threads' sums and one of the warps' sums), the scan of any n (blocks and their sums); then
@@ -16,11 +17,11 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/* Given, in radix_given.cuh (read it once: your code calls much of it): ITEMS, WARPS,
- * FULL_MASK and KEY_BITS_BLOCKS; load_items(), store_items() and tile_count(); the buffers
- * (scan_scratch_count(), work_buffers) and sort_u32(); key_type; and the API functions that only
- * check their arguments, allocate and call yours (all but radix_scan_block). THREADS_PER_BLOCK
- * and blocks_for() are common/kit_device.cuh's. */
+/* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
+ * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
+ * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
+ * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
+ * radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -47,6 +48,7 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
  * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
  * every thread reads into @p total after a barrier.
  * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
+ * The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
 {
@@ -304,183 +306,4 @@ cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, i
 {
     /* TODO 4.4: flip in, sort as unsigned, flip out */
     KIT_TODO_STUB(d_bits, d_values, n, type, descending);
-}
-
-/* ------------------------------------------------------------------------------------------
- * TODO 4.5 (bonus): single-pass scan with decoupled look-back
- * ------------------------------------------------------------------------------------------ */
-
-/** Where tile position @p p lives in the padded shared tile: one word of padding per 32. */
-#define LOOKBACK_PAD(p) ((p) + ((p) >> 5))
-
-/**
- * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the
- * blocked arrangement (thread t gets tile positions `t * LOOKBACK_ITEMS + k`), through shared
- * memory so that the global reads are coalesced: thread t first reads positions
- * `k * THREADS_PER_BLOCK + t` (a warp reads 32 neighbouring words) into
- * `s_tile[LOOKBACK_PAD(p)]`, then, after a barrier, its own LOOKBACK_ITEMS neighbours (the
- * padding keeps the 32 lanes, which read 16 words apart, on 32 different banks). Values at or
- * past @p n read as 0. Every thread of the block must call it.
- */
-__device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
-                                   unsigned int *items, unsigned int *s_tile)
-{
-    /* TODO 4.5: striped reads into shared memory, a barrier, blocked reads from it */
-}
-
-/**
- * TODO 4.5. The way back of ::lookback_load_tile: thread t writes its blocked @p items to
- * `s_tile`, and after a barrier writes positions `k * THREADS_PER_BLOCK + t` of the tile to
- * @p out (coalesced), those below @p n only. Every thread of the block must call it, after a
- * barrier that follows the last read of @p s_tile.
- */
-__device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
-                                    const unsigned int *items, unsigned int *s_tile)
-{
-    /* TODO 4.5: blocked writes to shared memory, a barrier, striped writes out */
-}
-
-/**
- * TODO 4.5. Called by the 32 lanes of warp 0 of the block that holds tile @p tile, whose sum
- * is @p aggregate; returns, in every lane, the sum of every value before the tile. Tile 0
- * publishes ::STATUS_P with its aggregate at once. Any other tile first publishes ::STATUS_A
- * with its aggregate (so that later tiles can go on without waiting for its look-back), then
- * looks back over windows of 32 predecessors, lane l reading `status[tile - 1 - 32 j - l]`:
- * while a lane of the window still reads ::STATUS_X the warp reads the window again; then the
- * warp adds up the values from lane 0 up to the first lane that holds a ::STATUS_P (an
- * inclusive prefix: nothing before it is needed), or all 32 aggregates and goes on to the next
- * window. At the end lane 0 publishes ::STATUS_P with prefix + aggregate. Reads and writes of
- * @p status are volatile (never kept in a register or in L1, which is not coherent between
- * SMs), and each is one 64-bit access: status and value come together.
- */
-__device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigned int tile,
-                                             unsigned int aggregate)
-{
-    /* TODO 4.5: publish A, windows of 32 predecessors until a P, publish P */
-    return 0;
-}
-
-/**
- * TODO 4.5. One block per tile, in the order the blocks start: thread 0 takes the next tile
- * number from @p counter (atomicAdd) and shares it; the block loads the tile
- * (::lookback_load_tile), each thread scans its items serially, the block scans the threads'
- * sums (::block_exclusive_scan of TODO 4.1, one sum per thread and zeros), warp 0 finds the
- * tile's prefix (::lookback_tile_prefix) and shares it, and every thread adds the prefix and
- * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
- * number only once its block runs, so it waits only for tiles whose blocks run already.
- */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
-    scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
-                         unsigned long long *status, unsigned int *counter)
-{
-    /* TODO 4.5: tile number, load, scan, look-back, add, store */
-}
-
-/**
- * TODO 4.5: the single-pass scan of @p n > 0 values with the workspace @p w: zero it (every
- * status ::STATUS_X, the counter 0) with cudaMemsetAsync on the stream of the launch, then
- * one block of THREADS_PER_BLOCK threads per tile.
- */
-cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n,
-                          const lookback_buffers *w)
-{
-    /* TODO 4.5: reset the status words and the counter, one launch */
-    KIT_TODO_STUB(d_in, d_out, n, w);
-}
-
-/* ------------------------------------------------------------------------------------------
- * TODO 4.6 (bonus): onesweep radix sort
- * ------------------------------------------------------------------------------------------ */
-
-/**
- * TODO 4.6. The histograms of all ONESWEEP_PASSES digit positions in one read of the keys:
- * each block counts in shared memory (`s_bins[pass][digit]`, shared atomics), thread i
- * reading keys i, i + stride, ... (a grid-stride loop, four keys loaded before they are
- * counted); then thread d adds the block's counts of digit d of every pass to
- * `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; @p bins starts at 0).
- */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
-    onesweep_histograms_kernel(const unsigned int *keys, size_t n, unsigned int *bins)
-{
-    /* TODO 4.6: shared counters of every pass, grid-stride count, add to the bins */
-}
-
-/**
- * TODO 4.6. Block p turns the counts of pass p (`bins[p * RADIX_ONESWEEP_DIGITS + d]`, thread
- * d's) into their exclusive scan over the digits, in place: where the first key of each
- * digit goes in that pass's output. The block scan of TODO 4.1 with one count per thread.
- */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(unsigned int *bins)
-{
-    /* TODO 4.6: one count per thread, the block scan of TODO 4.1 */
-}
-
-/**
- * TODO 4.6. Ranks this thread's ONESWEEP_ITEMS keys in the warp, stably: item k of lane l is
- * tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped arrangement), and
- * `ranks[k]` gets the number of keys with the same digit before it in the warp's part of the
- * tile. For each item, __match_any_sync() gives the lanes with the same digit (its *peers*);
- * the highest peer (the *leader*) reads the warp's counter of the digit in @p s_counts (this
- * warp's RADIX_ONESWEEP_DIGITS counters) and adds the number of peers; each lane's rank is the
- * counter before that plus its peers in lower lanes. A key whose bit k of @p valid is 0 (past
- * the end of the array) has the digit 256, which no real key has, and counts nowhere. On return
- * @p s_counts holds the warp's count of every digit. Every lane of the warp must call it.
- */
-__device__ void onesweep_rank_warp(const unsigned int *keys, unsigned int valid, unsigned int shift,
-                                   unsigned int *ranks, unsigned int *s_counts)
-{
-    /* TODO 4.6: match the lanes of one digit; the leader updates the warp's counter */
-}
-
-/**
- * TODO 4.6. Called by thread d of the block of tile @p tile, which holds @p count keys of
- * digit d; returns the number of keys of digit d in every tile before this one. Publishes
- * ::STATUS_A with the count (::STATUS_P for tile 0, at once), then walks back tile by tile,
- * reading `status[(t - 1) * RADIX_ONESWEEP_DIGITS + d]` until it is no longer ::STATUS_X,
- * adding its count, and stopping at the first ::STATUS_P; publishes ::STATUS_P with the sum
- * plus its own count. Each status word is one 32-bit ::onesweep_word read and written
- * volatile.
- */
-__device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int tile,
-                                          unsigned int count)
-{
-    /* TODO 4.6: publish A, walk back to the first P, publish P */
-    return 0;
-}
-
-/**
- * TODO 4.6. One pass of the onesweep sort, one block per tile of RADIX_ONESWEEP_TILE keys in
- * the order the blocks start (tile number from @p counter). The block loads its keys (and
- * values) warp-striped, ranks them per warp (::onesweep_rank_warp, counters
- * `s_counts[warp]`), and thread d (one thread per digit) turns the warps' counts of digit d
- * into their exclusive scan over the warps and the tile's count, finds the count of digit d
- * in the tiles before (::onesweep_lookback), and with the exclusive scan of the tile's counts
- * over the digits (::block_exclusive_scan, `start[d]`) sets
- * `offset[d] = bins[d] + before - start[d]`. Each key goes to its sorted tile position
- * `start[d] + s_counts[warp][d] + rank` in shared memory; then thread t writes sorted
- * positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`: neighbouring threads,
- * neighbouring places. Values follow through the same shared memory, to the same places.
- */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
-    onesweep_pass_kernel(const unsigned int *keys_in, const unsigned int *values_in,
-                         unsigned int *keys_out, unsigned int *values_out, size_t n,
-                         unsigned int shift, const unsigned int *bins, unsigned int *status,
-                         unsigned int *counter)
-{
-    /* TODO 4.6: tile number, load, rank, look-back per digit, sort in shared, write */
-}
-
-/**
- * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
- * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
- * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
- * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes, each
- * after a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers
- * and @p w: 4 passes, so the last one writes the caller's.
- */
-cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                          const onesweep_buffers *w)
-{
-    /* TODO 4.6: reset, histograms, their scans, four passes with a reset before each */
-    KIT_TODO_STUB(d_keys, d_values, n, w);
 }
