@@ -12,8 +12,7 @@
  * Stability rests on one rule, everywhere: of two equal keys, the one from the left run goes
  * first. The launchers the sort uses (tiles, partition, merge-path pass) take the stream they
  * launch on: the API passes 0 (the default stream), the bonus 2.5 one stream per chunk. The
- * bonus TODOs 2.5 and 2.6 are in mergesort_bonus.cu, but for 2.6's partition, the last
- * section here: it calls your co-rank on the GPU.
+ * bonus TODOs 2.5 and 2.6 are in mergesort_bonus.cu.
  */
 #include "cuda_check.h"
 #include "mergesort.h"
@@ -264,36 +263,4 @@ cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n
 {
     /* TODO 2.4: tiles where the passes must start, then ping-pong passes */
     KIT_TODO_STUB(keys, values, n, b, stream);
-}
-
-/* ------------------------------------------------------------------------------------------
- * TODO 2.6 (bonus), its partition: here, beside the co-rank it calls
- * ------------------------------------------------------------------------------------------ */
-
-/* The rest of TODO 2.6 is in mergesort_bonus.cu. This kernel calls merge_path_co_rank()
- * (2.3), and a kernel can call only the device functions of its own file: the lab is compiled
- * without relocatable device code (-rdc, which Lab 05 needs), so it lives here. */
-
-/**
- * TODO 2.6. Thread b of the grid (b < @p tiles) writes split b of the pass of width
- * @p width (a multiple of ::REG_TILE, so no tile of output straddles two merges): output
- * tile b starts at `b * REG_TILE`, in merge `m = b * REG_TILE / (2 * width)`, at output index
- * `k = b * REG_TILE - start of m` of that merge; `splits[b]` gets its co-rank there, by
- * ::merge_path_co_rank (2.3) on the merge's runs in global memory.
- */
-__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width, size_t tiles,
-                                     size_t *splits)
-{
-    size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= tiles) {
-        return;
-    }
-    /* TODO 2.6: the merge of this tile's first output, then its co-rank */
-}
-
-/** TODO 2.6: launches ::reg_partition_kernel, one thread per tile of output (n > 0). */
-cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
-{
-    /* TODO 2.6: one thread per tile, THREADS_PER_BLOCK per block */
-    KIT_TODO_STUB(keys, n, width, splits);
 }

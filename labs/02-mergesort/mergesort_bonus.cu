@@ -6,8 +6,9 @@
  * Read labs/02-mergesort/README.md first, and do the tiers of mergesort.cu before this file:
  * both TODOs build on them. The bonus is not needed for the lab's grade: without this file,
  * or with its TODOs left as they are, the bonus scores 0 and the tiers are graded as usual.
- * `build/student/test_02_mergesort -s 2.6_register_merge` runs the tests of TODO 2.6 (its
- * partition, which calls your 2.3 co-rank on the GPU, is the last section of mergesort.cu).
+ * `build/student/test_02_mergesort -s 2.6_register_merge` runs the tests of TODO 2.6. This
+ * file is compiled with mergesort.cu, which comes first (one translation unit), so 2.6's
+ * partition kernel calls your 2.3 co-rank on the GPU.
  * TODO 2.5 is not graded: `build/student/bin/mergesort --algo streams -n 2^24 --check`
  * checks it, and `mergesort --bench --algo streams` measures it.
  *
@@ -145,6 +146,30 @@ cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src
 {
     /* TODO 2.6: one block per tile, the last may be partial */
     KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n);
+}
+
+/**
+ * TODO 2.6. Thread b of the grid (b < @p tiles) writes split b of the pass of width
+ * @p width (a multiple of ::REG_TILE, so no tile of output straddles two merges): output
+ * tile b starts at `b * REG_TILE`, in merge `m = b * REG_TILE / (2 * width)`, at output index
+ * `k = b * REG_TILE - start of m` of that merge; `splits[b]` gets its co-rank there, by
+ * ::merge_path_co_rank (2.3) on the merge's runs in global memory.
+ */
+__global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t width, size_t tiles,
+                                     size_t *splits)
+{
+    size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= tiles) {
+        return;
+    }
+    /* TODO 2.6: the merge of this tile's first output, then its co-rank */
+}
+
+/** TODO 2.6: launches ::reg_partition_kernel, one thread per tile of output (n > 0). */
+cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
+{
+    /* TODO 2.6: one thread per tile, THREADS_PER_BLOCK per block */
+    KIT_TODO_STUB(keys, n, width, splits);
 }
 
 /**

@@ -5,9 +5,9 @@
  *        mergesort_bonus.cu calls.
  *
  * Included by mergesort_given.cuh and mergesort_bonus_given.cuh, so by both of your files;
- * read it, use it, do not edit it (the grader has its own copy). It holds only what two
- * files may both see: sizes, types, `static inline` helpers and prototypes, never a function
- * that would then be defined twice when the lab's two objects are joined. It includes
+ * read it, use it, do not edit it (the grader has its own copy). It holds what both given
+ * headers need (sizes, types, `static inline` helpers and prototypes); `#pragma once` keeps
+ * it single in the one translation unit the two files are compiled as. It includes
  * common/kit_device.cuh, which gives ::THREADS_PER_BLOCK, blocks_for(), load_shared(),
  * store_shared() and the sort's buffers in one allocation (kit_alloc_buffers()).
  */
@@ -108,6 +108,3 @@ cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_val
 cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
                               const sort_buffers *b, cudaStream_t stream);
 
-/** TODO 2.6 (mergesort.cu, its last section: it calls your 2.3 co-rank on the GPU): the
- * splits of a register-blocked pass of width @p width, one per tile of ::REG_TILE output keys. */
-cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits);

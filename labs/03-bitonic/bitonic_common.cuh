@@ -4,9 +4,8 @@
  * and the type of the runs sort it takes.
  *
  * Included by bitonic_given.cuh and bitonic_bonus_given.cuh, and nowhere else. It declares
- * only: sort_padded() is defined in bitonic.cu and called from bitonic_bonus.cu too, so each
- * of your two files compiles on its own and the lab's object, the two joined, defines every
- * function once. Read it, do not edit it.
+ * only: sort_padded() is defined in bitonic.cu and called from bitonic_bonus.cu too (the two
+ * are compiled as one translation unit, bitonic.cu first). Read it, do not edit it.
  */
 #pragma once
 

@@ -177,8 +177,8 @@ cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
  * TODO 4.1, in radix.cu: the exclusive scan of the block's THREADS_PER_BLOCK * ::ITEMS items
  * in the blocked arrangement, the block's sum in @p total, @p s_warp (::WARPS + 1 words of
  * shared memory) free again on return; every thread of the block calls it. The bonus kernels
- * call it from this other file, which is why the lab builds with `-rdc=true`
- * (labs/04-radix/lab.mk): keep its name and parameters as they are.
+ * call it from this other file (the two files are compiled as one translation unit, radix.cu
+ * first): keep its name and parameters as they are.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp,
                                      unsigned int *total);
