@@ -14,8 +14,9 @@
  *   executors take part: the reference solution's (the W words after `--` are its command)
  *   and the student's (the rest). N is decimal or 2^K.
  *
- * One process times both sides, on the same inputs, so that each executor starts once (its
- * sandbox, its CUDA context, its kernels loaded, its warm-up) and each input is made once:
+ * One process times both sides, on the same inputs, so that each input is made once and the
+ * student's executor starts once (its sandbox, its CUDA context, its kernels loaded, its
+ * warm-up; the reference's starts twice, see the order below):
  * - The inputs: one for an untimed warm-up, then R, from seeds S, S + 1, ..., S + R,
  *   generated here with a fingerprint of each, keyed with a secret of this process (the lab's
  *   code, in another process, never sees it).
@@ -36,10 +37,12 @@
  * - The order, with K rounds each: the reference's first (K + 1) / 2 rounds, the student's K
  *   rounds, the reference's other rounds (for K = 2: reference, student, student, reference,
  *   so a drift of the GPU's clocks over the run weighs on both sides alike). The student's
- *   executor starts after the reference's first rounds and has ended (its process reaped, as
- *   at the end of a test) before the reference runs again: the student's code never runs
- *   while the reference is timed (a thread it left behind could load the GPU then), and while
- *   the student's rounds run the reference's executor waits for its next request, idle.
+ *   executor starts after the reference's first rounds, whose executor has ended (its
+ *   process reaped, as at the end of a test), and has ended itself before a fresh executor
+ *   of the reference (with its own warm-up) runs the reference's other rounds: one executor
+ *   is alive in every round, so neither side is timed beside the other's CUDA context, and
+ *   the student's code never runs while the reference is timed (a thread it left behind
+ *   could load the GPU then).
  * - Each request has --round-limit seconds (a side's first round includes its start-up); a
  *   side out of time has its process and its executor killed, and the run ends there.
  *
@@ -354,11 +357,12 @@ static void stop_now(int sig)
 
 /* The process of one side: starts its executor (@p command) and answers each request on
  * @p fd: 'r' a round, 'e' (or the end of the socket) the end of its executor, measured as at
- * the end of a test (did it open the GPU at all?), then it exits. */
-static void run_side(char **command, int fd, const options *o, const inputs *in)
+ * the end of a test (did it open the GPU at all? asked of the student's alone, @p check_gpu:
+ * the reference's is the kit's own, and it ends between rounds too), then it exits. */
+static void run_side(char **command, int fd, const options *o, const inputs *in, int check_gpu)
     __attribute__((noreturn));
 
-static void run_side(char **command, int fd, const options *o, const inputs *in)
+static void run_side(char **command, int fd, const options *o, const inputs *in, int check_gpu)
 {
     kit_result_channel_drop(); /* only the process that asks answers the grader */
     signal(SIGTERM, stop_now);
@@ -383,7 +387,7 @@ static void run_side(char **command, int fd, const options *o, const inputs *in)
         } while (got < 0 && errno == EINTR);
         if (got != 1 || request == 'e') {
             char report[512], answer[600];
-            int wrong = kit_remote_end_test(1, 0, report, sizeof report);
+            int wrong = kit_remote_end_test(check_gpu, 0, report, sizeof report);
             snprintf(answer, sizeof answer, "%s%s", wrong ? "wrong " : "ok", wrong ? report : "");
             if (got == 1) {
                 reply(fd, answer);
@@ -454,7 +458,7 @@ static int start_side(side *s, const options *o, const inputs *in)
             }
         }
         close(pair[0]);
-        run_side(s->command, pair[1], o, in);
+        run_side(s->command, pair[1], o, in, s == &sides[STUDENT]);
     }
     close(pair[1]);
     s->fd = pair[0];
@@ -578,6 +582,12 @@ static int end_side(side *s, const options *o)
                        strncmp(answer, "wrong ", 6) == 0 ? answer + 6 : answer);
 }
 
+/* end_side() when side @p s has a process (its last rounds may have run before). */
+static int end_side_if_running(side *s, const options *o)
+{
+    return s->pid > 0 ? end_side(s, o) : 0;
+}
+
 /* The options before `--`; 0, or -1 with the message in @p why. */
 static int parse_options(int argc, char **argv, const kit_lab_driver *lab, options *o,
                          size_t *reference_words, int *rest, char *why, size_t why_size)
@@ -679,9 +689,14 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
     if (ok) {
         generate_inputs(&in, &o); /* while the reference's executor starts */
     }
-    ok = ok && run_rounds(reference, first, &o) == 0 && start_side(student, &o, &in) == 0 &&
-         run_rounds(student, o.rounds, &o) == 0 && end_side(student, &o) == 0 &&
-         run_rounds(reference, o.rounds - first, &o) == 0 && end_side(reference, &o) == 0;
+    /* One executor alive in every round: the reference's ends before the student's starts,
+     * and a fresh one (with its own warm-up) takes the reference's last rounds. */
+    ok = ok && run_rounds(reference, first, &o) == 0 && end_side(reference, &o) == 0 &&
+         start_side(student, &o, &in) == 0 && run_rounds(student, o.rounds, &o) == 0 &&
+         end_side(student, &o) == 0 &&
+         (o.rounds == first || (start_side(reference, &o, &in) == 0 &&
+                                run_rounds(reference, o.rounds - first, &o) == 0)) &&
+         end_side_if_running(reference, &o) == 0;
     for (int i = 0; i < SIDES; i++) {
         if (sides[i].pid > 0) { /* after a failure: the other side is not needed any more */
             kill(sides[i].pid, SIGTERM);

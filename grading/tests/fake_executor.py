@@ -10,7 +10,9 @@ usage: fake_executor.py LOG NAME [BEHAVIOUR...]
   BEHAVIOUR: slow=S, busy=S (each sort sleeps, or uses the CPU, S seconds more),
   wrong_from=K, crash_from=K, hang_from=K,
   flood_from=K (from the K-th sort call on: an unsorted answer, SIGSEGV, a sleep without end,
-  9 MiB on stdout), linger=S (at the end of its socket it waits S seconds before exiting).
+  9 MiB on stdout), linger=S (at the end of its socket it waits S seconds before exiting),
+  across=1 (count K over every executor of this NAME in LOG, not this process's alone: the
+  reference's executor is started twice in a timed run).
   When /dev/nvidia0 exists (a file bound there by bubblewrap, in the tests) it maps it, as a
   process with a CUDA context maps the driver's device files: the timed driver checks that
   the executor opened the GPU.
@@ -61,6 +63,9 @@ def main():
     memory = {}  # base address -> bytearray
     next_base = 1 << 32
     sorts = 0
+    if behaviour.get("across") and os.path.exists(log_path):
+        with open(log_path) as previous:
+            sorts = sum(1 for line in previous if line.startswith(f"{name} sort "))
 
     def find(address):
         for base, block in memory.items():

@@ -1189,18 +1189,26 @@ class TimedDriverRuns(unittest.TestCase):
         self.assertEqual([r.split(":")[0] for r in rounds],
                          ["round 1 reference", "round 1 student", "round 2 student",
                           "round 2 reference"], measured.log)
-        # Each side's executor started once; the student's began after the reference's first
-        # round and had ended (exited, reaped) before the reference's second began.
-        self.assertEqual([e[0] for e in events if e[1] == "hello"], ["reference", "student"])
-        at = {" ".join(e[:3] if e[1] == "sort" else e[:2]): i  # each event's first place
-              for i, e in reversed(list(enumerate(events)))}
-        self.assertLess(at["reference sort 4"], at["student hello"])
-        self.assertLess(at["student exit"], at["reference sort 5"])
-        # The same inputs, sort by sort: a warm-up, then the same three in each round.
+        # One executor alive in every round: the reference's first ended (exited, reaped)
+        # before the student's began, and the student's before a fresh reference executor
+        # took the reference's second round.
+        self.assertEqual([e[0] for e in events if e[1] == "hello"],
+                         ["reference", "student", "reference"])
+        alive, most = set(), 0
+        for who, what, *rest in events:
+            if what == "hello":
+                alive.add(who)
+            elif what == "exit":
+                alive.discard(who)
+            elif what == "sort":
+                most = max(most, len(alive))
+        self.assertEqual(most, 1, events)
+        # The same inputs, sort by sort: a warm-up in each executor, then the same three in
+        # each round.
         inputs = {who: [e[3] for e in events if e[:2] == [who, "sort"]]
                   for who in ("reference", "student")}
-        self.assertEqual(inputs["reference"], inputs["student"])
         self.assertEqual(len(inputs["student"]), 7)
+        self.assertEqual(inputs["reference"], inputs["student"][:4] * 2)
         self.assertEqual(inputs["student"][1:4], inputs["student"][4:7])
         self.assertEqual(len(set(inputs["student"][:4])), 4)
 
@@ -1257,8 +1265,8 @@ class TimedDriverRuns(unittest.TestCase):
         self.assertIn("the reference solution could not be timed: wrong: ", measured.message)
         self.assertFalse([e for e in events if e[0] == "student"], "no student executor started")
         # ... in its last round too, after the student's rounds
-        measured, events, _ = self.run_speed("reference-late", reference=["crash_from=5"],
-                                             gpu=True)
+        measured, events, _ = self.run_speed("reference-late",
+                                             reference=["crash_from=5", "across=1"], gpu=True)
         self.assertFalse(measured.measured)
         self.assertIn("the reference solution could not be timed: error: ", measured.message)
         self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 7)
