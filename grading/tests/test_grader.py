@@ -34,7 +34,8 @@ sys.path.insert(0, str(GRADING))
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
 import counted  # noqa: E402  (grading/tests/counted.py)
 
-from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, speed  # noqa: E402
+from kitgrader import (GraderError, build, discover, forbidden, rubric, run,  # noqa: E402
+                       sanitize, speed)
 
 FIXTURE_KIT = TESTS / "fixture_kit"
 HOST = TESTS / "fixtures" / "host"
@@ -636,6 +637,14 @@ class BonusFile(unittest.TestCase):
         self.assertIn(lab["status"], ("rejected", "compile error"), lab["message"])
         self.assertNotIn("root:x:0", json.dumps(results))
 
+    def test_a_refusal_of_the_preprocessed_text_names_the_student_file(self):
+        # No bonus file: the kit's copy is compiled with the graded file, whose pasted incbin
+        # the scan of the preprocessed text finds; the message must not blame the kit's file
+        # alone.
+        lab, results, _ = self.graded("bonus_incbin_in_main")
+        self.assertEqual(lab["score"], 0, lab["message"])
+        self.assertIn("incbin", lab["message"])
+        self.assertTrue(lab["message"].startswith("hostbonus.cu"), lab["message"])
 
 class HostileSubmissions(unittest.TestCase):
     """The attacks of the grader's integrity issue, on the fixture kit: a submission earns no
