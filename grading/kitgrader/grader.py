@@ -198,7 +198,14 @@ class GradingContext:
         total = 0.0
         for lab in labs:
             plan = self.plans[lab.id]
-            total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
+            # A lab with a bonus file may compile twice: a bonus file that did not compile
+            # (out of time included) is replaced by the kit's copy and compiled again. Outside
+            # bubblewrap a compile that failed lists its headers (nvcc -M), under the same
+            # limit, before its message is shown (build.compile_student).
+            compiles = 2 if lab.bonus_file else 1
+            if not self.isolation.kind.startswith("bwrap"):
+                compiles *= 2
+            total += compiles * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
             # A test of a batch may run twice (it failed after others passed: alone again).
             total += sum(self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
                          for t in plan.tests) / max(1, self.options.test_jobs)

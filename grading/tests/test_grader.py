@@ -637,6 +637,13 @@ class BonusFile(unittest.TestCase):
         self.assertIn(lab["status"], ("rejected", "compile error"), lab["message"])
         self.assertNotIn("root:x:0", json.dumps(results))
 
+    def test_time_bound_counts_the_second_compile(self):
+        # A bonus file that does not compile, out of time included, is replaced by the kit's
+        # copy and the lab compiled again: the bound (and a Slurm task's time) must hold both.
+        _, results, _ = self.graded("bonus_good")
+        self.assertGreaterEqual(results["extra_data"]["time_bound_s"],
+                                2 * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S)
+
     def test_a_refusal_of_the_preprocessed_text_names_the_student_file(self):
         # No bonus file: the kit's copy is compiled with the graded file, whose pasted incbin
         # the scan of the preprocessed text finds; the message must not blame the kit's file
