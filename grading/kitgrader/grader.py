@@ -465,8 +465,14 @@ class SubmissionGrader:
         copy, roots = student_copy.parent / name, self.ctx.include_roots(lab)
         source, note = find_student_file(self.submission, lab, name), None
         if source is None:
-            note = (f"no {name} in the submission: its bonus TODOs were graded with the kit's "
-                    f"copy of it (the skeleton), so the bonus suites score 0")
+            # Several copies and none where the grader looks: none is taken (which would be a
+            # guess), and the note says so rather than that there is none.
+            copies = misplaced_copies(self.submission, lab, name=name)
+            where = "" if not copies else (
+                f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
+                + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+            note = (f"no {name} in the submission{where}: its bonus TODOs were graded with the "
+                    f"kit's copy of it (the skeleton), so the bonus suites score 0")
         else:
             try:
                 text = read_student_file(self.submission, source)

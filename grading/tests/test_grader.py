@@ -653,6 +653,14 @@ class BonusFile(unittest.TestCase):
         self.assertIn("incbin", lab["message"])
         self.assertTrue(lab["message"].startswith("hostbonus.cu"), lab["message"])
 
+    def test_several_bonus_files_are_named_in_the_note(self):
+        lab, results, _ = self.graded("bonus_two_copies")
+        self.assertEqual((lab["score"], lab["max_score"]), (10, 10), lab["message"])
+        notes = " ".join(results["extra_data"]["notes"])
+        self.assertIn("a/hostbonus_bonus.cu", notes)
+        self.assertIn("b/hostbonus_bonus.cu", notes)
+
+
 class HostileSubmissions(unittest.TestCase):
     """The attacks of the grader's integrity issue, on the fixture kit: a submission earns no
     point it did not earn, reads nothing it must not see, and changes nobody else's grade."""
