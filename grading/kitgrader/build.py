@@ -257,7 +257,11 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
                         "-c", src_in, *(["-include", first_in] if first_in else []),
                         "-o", obj_in]),
                  lab.kit.root, work, lab.kit.root, time_limit, "compiling")
-    problem = includes.scan_preprocessed_folder(kept, Path(source).name)
+    # The preprocessed text is both files' when first is given, and either may have made
+    # what it holds (the student file's macros expand in it too): both are named, the
+    # student file first, as check_dependencies() names them.
+    label = " or ".join(Path(p).name for p in ([first] if first else []) + [source])
+    problem = includes.scan_preprocessed_folder(kept, label)
     shutil.rmtree(kept, ignore_errors=True)
     if problem:
         Path(obj).unlink(missing_ok=True)

@@ -198,7 +198,14 @@ class GradingContext:
         total = 0.0
         for lab in labs:
             plan = self.plans[lab.id]
-            total += build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
+            # A lab with a bonus file may compile twice: a bonus file that did not compile
+            # (out of time included) is replaced by the kit's copy and compiled again. Outside
+            # bubblewrap a compile that failed lists its headers (nvcc -M), under the same
+            # limit, before its message is shown (build.compile_student).
+            compiles = 2 if lab.bonus_file else 1
+            if not self.isolation.kind.startswith("bwrap"):
+                compiles *= 2
+            total += compiles * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
             # A test of a batch may run twice (it failed after others passed: alone again).
             total += sum(self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
                          for t in plan.tests) / max(1, self.options.test_jobs)
@@ -458,8 +465,14 @@ class SubmissionGrader:
         copy, roots = student_copy.parent / name, self.ctx.include_roots(lab)
         source, note = find_student_file(self.submission, lab, name), None
         if source is None:
-            note = (f"no {name} in the submission: its bonus TODOs were graded with the kit's "
-                    f"copy of it (the skeleton), so the bonus suites score 0")
+            # Several copies and none where the grader looks: none is taken (which would be a
+            # guess), and the note says so rather than that there is none.
+            copies = misplaced_copies(self.submission, lab, name=name)
+            where = "" if not copies else (
+                f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
+                + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+            note = (f"no {name} in the submission{where}: its bonus TODOs were graded with the "
+                    f"kit's copy of it (the skeleton), so the bonus suites score 0")
         else:
             try:
                 text = read_student_file(self.submission, source)

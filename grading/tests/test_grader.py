@@ -34,7 +34,8 @@ sys.path.insert(0, str(GRADING))
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
 import counted  # noqa: E402  (grading/tests/counted.py)
 
-from kitgrader import GraderError, discover, forbidden, rubric, run, sanitize, speed  # noqa: E402
+from kitgrader import (GraderError, build, discover, forbidden, rubric, run,  # noqa: E402
+                       sanitize, speed)
 
 FIXTURE_KIT = TESTS / "fixture_kit"
 HOST = TESTS / "fixtures" / "host"
@@ -635,6 +636,29 @@ class BonusFile(unittest.TestCase):
         self.assertEqual(lab["score"], 0, lab["message"])
         self.assertIn(lab["status"], ("rejected", "compile error"), lab["message"])
         self.assertNotIn("root:x:0", json.dumps(results))
+
+    def test_time_bound_counts_the_second_compile(self):
+        # A bonus file that does not compile, out of time included, is replaced by the kit's
+        # copy and the lab compiled again: the bound (and a Slurm task's time) must hold both.
+        _, results, _ = self.graded("bonus_good")
+        self.assertGreaterEqual(results["extra_data"]["time_bound_s"],
+                                2 * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S)
+
+    def test_a_refusal_of_the_preprocessed_text_names_the_student_file(self):
+        # No bonus file: the kit's copy is compiled with the graded file, whose pasted incbin
+        # the scan of the preprocessed text finds; the message must not blame the kit's file
+        # alone.
+        lab, results, _ = self.graded("bonus_incbin_in_main")
+        self.assertEqual(lab["score"], 0, lab["message"])
+        self.assertIn("incbin", lab["message"])
+        self.assertTrue(lab["message"].startswith("hostbonus.cu"), lab["message"])
+
+    def test_several_bonus_files_are_named_in_the_note(self):
+        lab, results, _ = self.graded("bonus_two_copies")
+        self.assertEqual((lab["score"], lab["max_score"]), (10, 10), lab["message"])
+        notes = " ".join(results["extra_data"]["notes"])
+        self.assertIn("a/hostbonus_bonus.cu", notes)
+        self.assertIn("b/hostbonus_bonus.cu", notes)
 
 
 class HostileSubmissions(unittest.TestCase):
