@@ -456,7 +456,8 @@ class SubmissionGrader:
         """A lab of two student files compiled as make compiles it: one translation unit, the
         bonus file with the student file included first (build.compile_student's first). The
         bonus file is the submission's, or the kit's copy (the skeleton, whose bonus tests
-        fail) when the submission has none or the two do not compile together, with a note
+        fail unless the student file did the bonus's work itself: the note does not say what
+        the bonus scored, the table does) when the submission has none or the two do not compile together, with a note
         saying so: an unfinished bonus costs the bonus, never the lab. A bonus file that
         breaks a rule (a link, an include from elsewhere) stops the lab, as the student file
         would; the rule checks of the object cover both files. Returns whether it compiled
@@ -472,7 +473,7 @@ class SubmissionGrader:
                 f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
                 + ", ".join(str(c.relative_to(self.submission)) for c in copies))
             note = (f"no {name} in the submission{where}: its bonus TODOs were graded with the "
-                    f"kit's copy of it (the skeleton), so the bonus suites score 0")
+                    f"kit's copy of it (the skeleton)")
         else:
             try:
                 text = read_student_file(self.submission, source)
@@ -494,7 +495,7 @@ class SubmissionGrader:
                 return False
             note = (f"{name} did not compile with your {lab.student_file} (logs/{lab.id}/"
                     f"build.log): its bonus TODOs were graded with the kit's copy of it (the "
-                    f"skeleton), so the bonus suites score 0")
+                    f"skeleton)")
         copy.write_bytes((lab.dir / name).read_bytes())
         self.echo(f"{lab.id}: compiling {lab.student_file} and the kit's {name}")
         step = build.compile_student(tc, iso, lab, copy, obj, roots, first=student_copy)
