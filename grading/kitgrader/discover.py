@@ -117,6 +117,11 @@ class Lab:
         return [self.student_file] + ([self.bonus_file] if self.bonus_file else [])
 
     @property
+    def files_named(self):
+        """The student files as a message names them: "radix.cu or radix_bonus.cu"."""
+        return " or ".join(self.student_files)
+
+    @property
     def test_obj(self):
         return self.kit.obj("tests", f"test_{self.symbol_id}.o")
 

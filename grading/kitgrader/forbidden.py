@@ -392,7 +392,7 @@ def _check_imports(tools, obj, lab, allowed, explained, add):
         names = [shown(n, readable) for n in refused[:6]]
         calls = ", ".join(n if "(" in n else n + "()" for n in names)
         more = f" and {len(refused) - 6} more" if len(refused) > 6 else ""
-        add(refused[0], f"{' or '.join(lab.student_files)} calls {calls}{more}, which this lab does not "
+        add(refused[0], f"{lab.files_named} calls {calls}{more}, which this lab does not "
                         f"allow ({allowlist.what_is_allowed(lab)})")
 
 

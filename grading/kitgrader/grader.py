@@ -383,15 +383,20 @@ class SubmissionGrader:
         if result.speed:
             result.speed.message = f"not measured: {status}"
 
+    def _not_found(self, lab, name):
+        """What follows "no NAME in the submission": where copies of it are when there are
+        several and none where the grader looks (find_student_file() takes none of them)."""
+        copies = misplaced_copies(self.submission, lab, name=name)
+        return "" if not copies else (
+            f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
+            + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+
     def _build_lab(self, state):
         lab, plan, result = state.lab, state.plan, state.result
         iso, tc = self.isolation, self.ctx.toolchain
         source = find_student_file(self.submission, lab)
         if source is None:
-            copies = misplaced_copies(self.submission, lab)
-            where = "" if not copies else (
-                f" where the grader looks ({lab.id}/{lab.student_file}), and more than one "
-                "elsewhere: " + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+            where = self._not_found(lab, lab.student_file)
             self._stop(result, MISSING, f"no {lab.student_file} in the submission{where}")
             return
         # Shown as SUBMISSION/.../FILE, not with the grading machine's folders.
@@ -434,7 +439,7 @@ class SubmissionGrader:
                        f"symbols did not finish: {err}")
             return
         if findings:
-            message = forbidden.summary(findings, " or ".join(lab.student_files))
+            message = forbidden.summary(findings, lab.files_named)
             (logs / "forbidden.log").write_text(message + "\n")
             self._stop(result, FORBIDDEN, message)
             return
@@ -455,10 +460,10 @@ class SubmissionGrader:
     def _compile_with_bonus(self, lab, result, student_copy, obj, logs):
         """A lab of two student files compiled as make compiles it: one translation unit, the
         bonus file with the student file included first (build.compile_student's first). The
-        bonus file is the submission's, or the kit's copy (the skeleton, whose bonus tests
-        fail unless the student file did the bonus's work itself: the note does not say what
-        the bonus scored, the table does) when the submission has none or the two do not compile together, with a note
-        saying so: an unfinished bonus costs the bonus, never the lab. A bonus file that
+        bonus file is the submission's, or the kit's copy (the skeleton) when the submission
+        has none or the two do not compile together, with a note saying so: an unfinished
+        bonus costs the bonus, never the lab. (The note does not say what the bonus scored:
+        the student file may have done the bonus's work itself; the table says.) A bonus file that
         breaks a rule (a link, an include from elsewhere) stops the lab, as the student file
         would; the rule checks of the object cover both files. Returns whether it compiled
         (else the lab is stopped)."""
@@ -468,10 +473,7 @@ class SubmissionGrader:
         if source is None:
             # Several copies and none where the grader looks: none is taken (which would be a
             # guess), and the note says so rather than that there is none.
-            copies = misplaced_copies(self.submission, lab, name=name)
-            where = "" if not copies else (
-                f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
-                + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+            where = self._not_found(lab, name)
             note = (f"no {name} in the submission{where}: its bonus TODOs were graded with the "
                     f"kit's copy of it (the skeleton)")
         else:

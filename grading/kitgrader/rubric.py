@@ -196,8 +196,8 @@ def load_rubric(path, lab_id, lab_name):
     except (OSError, ValueError) as err:
         raise GraderError(f"rubric {path}: cannot read it: {err}")
     r = _Reader(path)
-    r.keys(data, "top level", ["lab", "title", "student_file", "bonus_file", "time_limit_s", "suites",
-                               "speed", "sanitizer", "forbidden", "allow", "cpu"])
+    r.keys(data, "top level", ["lab", "title", "student_file", "bonus_file", "time_limit_s",
+                               "suites", "speed", "sanitizer", "forbidden", "allow", "cpu"])
     if "lab" in data and data["lab"] != lab_id:
         r.fail("lab", f"says {data['lab']!r} but the file is for {lab_id!r}")
     rubric = Rubric(
