@@ -1306,16 +1306,20 @@ static void test_onesweep_pairs(void)
     kit_check_sweep(check_onesweep, &onesweep_pairs, 0, (size_t)1 << 22, NULL, 0, 72);
 }
 
-/* Around tiles and many tiles (look-back over long chains), then the largest n refused. */
+/* Around tiles and many tiles (look-back over long chains), keys alone and pairs (two
+ * kernels), then the largest n refused. */
 static void test_onesweep_tiles(void)
 {
     const size_t t = RADIX_ONESWEEP_TILE;
     const size_t sizes[] = {t - 1, t, t + 1, 2 * t - 1, 3 * t + 1, 33 * t + 7, 300 * t + 11};
     const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES};
+    const int *kinds[] = {&onesweep_keys_only, &onesweep_pairs};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         for (size_t k = 0; k < 3; k++) {
-            if (!check_onesweep(sizes[s], dists[k], seed_for(73, sizes[s]), &onesweep_pairs)) {
-                return;
+            for (size_t kind = 0; kind < 2; kind++) {
+                if (!check_onesweep(sizes[s], dists[k], seed_for(73, sizes[s]), kinds[kind])) {
+                    return;
+                }
             }
         }
     }

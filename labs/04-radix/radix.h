@@ -63,8 +63,8 @@ extern "C" {
 /** Items per block of the scan: radix_scan_block() scans at most this many. */
 #define RADIX_SCAN_TILE 1024u
 
-/** Items per tile of the single-pass scan (TODO 4.5): 256 threads, 16 items each. */
-#define RADIX_LOOKBACK_TILE 4096u
+/** Items per tile of the single-pass scan (TODO 4.5): 256 threads, 32 items each. */
+#define RADIX_LOOKBACK_TILE 8192u
 
 /** Bits per digit of the onesweep sort (TODO 4.6), whatever ::RADIX_BITS is: 4 passes. */
 #define RADIX_ONESWEEP_BITS 8u
@@ -72,8 +72,8 @@ extern "C" {
 /** Digits of a onesweep pass: 256. */
 #define RADIX_ONESWEEP_DIGITS (1u << RADIX_ONESWEEP_BITS)
 
-/** Keys per tile of a onesweep pass (TODO 4.6): 256 threads, 16 keys each. */
-#define RADIX_ONESWEEP_TILE 4096u
+/** Keys per tile of a onesweep pass (TODO 4.6): 256 threads, 24 keys each. */
+#define RADIX_ONESWEEP_TILE 6144u
 
 /**
  * The largest n the onesweep sort takes: 2^30 - 1 keys. Its look-back words hold a count in

@@ -67,7 +67,8 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
  * publishes ::STATUS_P with its aggregate at once. Any other tile first publishes ::STATUS_A
  * with its aggregate (so that later tiles can go on without waiting for its look-back), then
  * looks back over windows of 32 predecessors, lane l reading `status[tile - 1 - 32 j - l]`:
- * while a lane of the window still reads ::STATUS_X the warp reads the window again; then the
+ * while a lane of the window still reads ::STATUS_X the warp sleeps LOOKBACK_WAIT_NS
+ * (__nanosleep) and reads the window again; then the
  * warp adds up the values from lane 0 up to the first lane that holds a ::STATUS_P (an
  * inclusive prefix: nothing before it is needed), or all 32 aggregates and goes on to the next
  * window. At the end lane 0 publishes ::STATUS_P with prefix + aggregate. Reads and writes of
@@ -90,7 +91,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -137,67 +138,110 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(u
 }
 
 /**
- * TODO 4.6. Ranks this thread's ONESWEEP_ITEMS keys in the warp, stably: item k of lane l is
- * tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped arrangement), and
- * `ranks[k]` gets the number of keys with the same digit before it in the warp's part of the
- * tile. For each item, __match_any_sync() gives the lanes with the same digit (its *peers*);
- * the highest peer (the *leader*) reads the warp's counter of the digit in @p s_counts (this
- * warp's RADIX_ONESWEEP_DIGITS counters) and adds the number of peers; each lane's rank is the
- * counter before that plus its peers in lower lanes. A key whose bit k of @p valid is 0 (past
- * the end of the array) has the digit 256, which no real key has, and counts nowhere. On return
- * @p s_counts holds the warp's count of every digit. Every lane of the warp must call it.
+ * TODO 4.6. Counts this thread's ONESWEEP_ITEMS keys in its warp's RADIX_ONESWEEP_DIGITS
+ * counters @p s_counts (shared atomics; they start at 0): the warp's histogram of the digit at
+ * @p shift. A key whose bit k of @p valid is 0 (past the end of the array) counts nowhere.
  */
-__device__ void onesweep_rank_warp(const unsigned int *keys, unsigned int valid, unsigned int shift,
-                                   unsigned int *ranks, unsigned int *s_counts)
+__device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid,
+                                    unsigned int shift, unsigned int *s_counts)
 {
-    /* TODO 4.6: match the lanes of one digit; the leader updates the warp's counter */
+    /* TODO 4.6: one shared atomic per valid key */
 }
 
 /**
- * TODO 4.6. Called by thread d of the block of tile @p tile, which holds @p count keys of
- * digit d; returns the number of keys of digit d in every tile before this one. Publishes
- * ::STATUS_A with the count (::STATUS_P for tile 0, at once), then walks back tile by tile,
- * reading `status[(t - 1) * RADIX_ONESWEEP_DIGITS + d]` until it is no longer ::STATUS_X,
- * adding its count, and stopping at the first ::STATUS_P; publishes ::STATUS_P with the sum
- * plus its own count. Each status word is one 32-bit ::onesweep_word read and written
+ * TODO 4.6. Places this thread's ONESWEEP_ITEMS keys in the sorted tile, stably: item k of lane
+ * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
+ * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
+ * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) takes the number of
+ * peers from the digit's counter (atomicAdd returns where the counter was) and hands the old
+ * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
+ * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
+ * only in the last tile) takes no place and is nobody's peer. Every lane of the warp must call
+ * it.
+ */
+__device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
+                                    unsigned int shift, unsigned int *places,
+                                    unsigned int *s_counts)
+{
+    /* TODO 4.6: peers of one digit; the leader moves the warp's counter */
+}
+
+/**
+ * TODO 4.6. Called by thread d of the block of tile @p tile (not tile 0), which has published
+ * its count of digit d as ::STATUS_A already; returns the number of keys of digit d in every
+ * tile before this one. Walks back tile by tile, reading
+ * `status[(t - 1) * RADIX_ONESWEEP_DIGITS + d]` until it is no longer ::STATUS_X, adding its
+ * count, and stopping at the first ::STATUS_P; then publishes ::STATUS_P with the sum plus
+ * @p count, the tile's own. Each status word is one 32-bit ::onesweep_word read and written
  * volatile.
  */
 __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int tile,
                                           unsigned int count)
 {
-    /* TODO 4.6: publish A, walk back to the first P, publish P */
+    /* TODO 4.6: walk back to the first P, publish P */
     return 0;
 }
 
 /**
  * TODO 4.6. One pass of the onesweep sort, one block per tile of RADIX_ONESWEEP_TILE keys in
- * the order the blocks start (tile number from @p counter). The block loads its keys (and
- * values) warp-striped, ranks them per warp (::onesweep_rank_warp, counters
- * `s_counts[warp]`), and thread d (one thread per digit) turns the warps' counts of digit d
- * into their exclusive scan over the warps and the tile's count, finds the count of digit d
- * in the tiles before (::onesweep_lookback), and with the exclusive scan of the tile's counts
- * over the digits (::block_exclusive_scan, `start[d]`) sets
- * `offset[d] = bins[d] + before - start[d]`. Each key goes to its sorted tile position
- * `start[d] + s_counts[warp][d] + rank` in shared memory; then thread t writes sorted
- * positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`: neighbouring threads,
- * neighbouring places. Values follow through the same shared memory, to the same places.
+ * the order the blocks start (tile number from @p counter). Thread d is digit d. The block
+ * 1. loads its keys (and values) warp-striped and counts them per warp
+ *    (::onesweep_count_warp into `s_counts[warp]`);
+ * 2. thread d adds up the warps' counts of digit d, the tile's count, and publishes it at
+ *    once (::STATUS_A; tile 0: ::STATUS_P), *before* the slow part, so that the tiles after it
+ *    can go on; ::block_exclusive_scan of the counts gives `start[d]`, where digit d begins in
+ *    the sorted tile, and `s_counts[w][d]` becomes where warp w's first key of digit d goes:
+ *    start[d] plus the counts of the warps before w;
+ * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
+ * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
+ *    and sets `offset[d] = bins[d] + before - start[d]`;
+ * 5. thread t writes sorted positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`:
+ *    neighbouring threads, neighbouring places. Values follow through the same shared memory,
+ *    to the same places.
  */
+__device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
+                                              const unsigned int *values_in, unsigned int *keys_out,
+                                              unsigned int *values_out, size_t n,
+                                              unsigned int shift, const unsigned int *bins,
+                                              unsigned int *status, unsigned int *counter)
+{
+    /* TODO 4.6: tile number, load, count, publish, place, look back, write */
+}
+
+/*
+ * The two kernels of a pass (given): keys alone, and pairs. Each is ::onesweep_pass; the keys'
+ * passes NULL for the values, so that the compiler drops the values' code and registers, and
+ * three blocks fit on an SM instead of two.
+ */
+
+/** One onesweep pass of keys alone (given). */
 __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
-    onesweep_pass_kernel(const unsigned int *keys_in, const unsigned int *values_in,
-                         unsigned int *keys_out, unsigned int *values_out, size_t n,
+    onesweep_keys_kernel(const unsigned int *keys_in, unsigned int *keys_out, size_t n,
                          unsigned int shift, const unsigned int *bins, unsigned int *status,
                          unsigned int *counter)
 {
-    /* TODO 4.6: tile number, load, rank, look-back per digit, sort in shared, write */
+    onesweep_pass(keys_in, NULL, keys_out, NULL, n, shift, bins, status, counter);
+}
+
+/** One onesweep pass of pairs (given). */
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
+    onesweep_pairs_kernel(const unsigned int *keys_in, const unsigned int *values_in,
+                          unsigned int *keys_out, unsigned int *values_out, size_t n,
+                          unsigned int shift, const unsigned int *bins, unsigned int *status,
+                          unsigned int *counter)
+{
+    onesweep_pass(keys_in, values_in, keys_out, values_out, n, shift, bins, status, counter);
 }
 
 /**
  * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
  * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
  * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
- * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes, each
- * after a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers
- * and @p w: 4 passes, so the last one writes the caller's.
+ * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes
+ * (::onesweep_keys_kernel, or ::onesweep_pairs_kernel when @p d_values is not NULL), each after
+ * a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers and
+ * @p w: 4 passes, so the last one writes the caller's.
  */
 cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n,
                           const onesweep_buffers *w)

@@ -91,7 +91,8 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
  * publishes ::STATUS_P with its aggregate at once. Any other tile first publishes ::STATUS_A
  * with its aggregate (so that later tiles can go on without waiting for its look-back), then
  * looks back over windows of 32 predecessors, lane l reading `status[tile - 1 - 32 j - l]`:
- * while a lane of the window still reads ::STATUS_X the warp reads the window again; then the
+ * while a lane of the window still reads ::STATUS_X the warp sleeps LOOKBACK_WAIT_NS
+ * (__nanosleep) and reads the window again; then the
  * warp adds up the values from lane 0 up to the first lane that holds a ::STATUS_P (an
  * inclusive prefix: nothing before it is needed), or all 32 aggregates and goes on to the next
  * window. At the end lane 0 publishes ::STATUS_P with prefix + aggregate. Reads and writes of
@@ -118,9 +119,13 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
     for (;;) {
         long long mine = window - (long long)lane;
         unsigned long long word;
-        do { /* tiles before ours all started (the counter): each publishes soon */
+        for (;;) { /* tiles before ours all started (the counter): each publishes soon */
             word = mine >= 0 ? flags[mine] : lookback_word(STATUS_P, 0u);
-        } while (__any_sync(FULL_MASK, lookback_status(word) == STATUS_X));
+            if (!__any_sync(FULL_MASK, lookback_status(word) == STATUS_X)) {
+                break;
+            }
+            __nanosleep(LOOKBACK_WAIT_NS);
+        }
         unsigned int inclusive = __ballot_sync(FULL_MASK, lookback_status(word) == STATUS_P);
         unsigned int value = lookback_value(word);
         if (inclusive != 0 && lane > (unsigned)(__ffs((int)inclusive) - 1)) {
@@ -153,7 +158,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -275,60 +280,76 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(u
 }
 
 /**
- * TODO 4.6. Ranks this thread's ONESWEEP_ITEMS keys in the warp, stably: item k of lane l is
- * tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped arrangement), and
- * `ranks[k]` gets the number of keys with the same digit before it in the warp's part of the
- * tile. For each item, __match_any_sync() gives the lanes with the same digit (its *peers*);
- * the highest peer (the *leader*) reads the warp's counter of the digit in @p s_counts (this
- * warp's RADIX_ONESWEEP_DIGITS counters) and adds the number of peers; each lane's rank is the
- * counter before that plus its peers in lower lanes. A key whose bit k of @p valid is 0 (past
- * the end of the array) has the digit 256, which no real key has, and counts nowhere. On return
- * @p s_counts holds the warp's count of every digit. Every lane of the warp must call it.
+ * TODO 4.6. Counts this thread's ONESWEEP_ITEMS keys in its warp's RADIX_ONESWEEP_DIGITS
+ * counters @p s_counts (shared atomics; they start at 0): the warp's histogram of the digit at
+ * @p shift. A key whose bit k of @p valid is 0 (past the end of the array) counts nowhere.
  */
-__device__ void onesweep_rank_warp(const unsigned int *keys, unsigned int valid, unsigned int shift,
-                                   unsigned int *ranks, unsigned int *s_counts)
+__device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid,
+                                    unsigned int shift, unsigned int *s_counts)
 {
-    /* BEGIN SOLUTION 4.6 match the lanes of one digit; the leader updates the warp's counter */
-    unsigned lane = threadIdx.x & 31u;
-    unsigned int lower = (1u << lane) - 1u; /* the lanes below this one */
+    /* BEGIN SOLUTION 4.6 one shared atomic per valid key */
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
-        int is_valid = (valid >> k) & 1u;
-        unsigned int digit = is_valid ? onesweep_digit(keys[k], shift) : RADIX_ONESWEEP_DIGITS;
-        unsigned int peers = __match_any_sync(FULL_MASK, digit);
-        unsigned int leader = 31u - (unsigned)__clz((int)peers);
-        unsigned int before = 0;
-        if (is_valid && lane == leader) {
-            before = s_counts[digit];
-            s_counts[digit] = before + (unsigned)__popc((int)peers);
+        if ((valid >> k) & 1u) {
+            atomicAdd(&s_counts[onesweep_digit(keys[k], shift)], 1u);
         }
-        __syncwarp(); /* this item's counts are written before the next item reads them */
-        before = __shfl_sync(FULL_MASK, before, (int)leader);
-        ranks[k] = before + (unsigned)__popc((int)(peers & lower));
     }
     /* END SOLUTION */
 }
 
 /**
- * TODO 4.6. Called by thread d of the block of tile @p tile, which holds @p count keys of
- * digit d; returns the number of keys of digit d in every tile before this one. Publishes
- * ::STATUS_A with the count (::STATUS_P for tile 0, at once), then walks back tile by tile,
- * reading `status[(t - 1) * RADIX_ONESWEEP_DIGITS + d]` until it is no longer ::STATUS_X,
- * adding its count, and stopping at the first ::STATUS_P; publishes ::STATUS_P with the sum
- * plus its own count. Each status word is one 32-bit ::onesweep_word read and written
+ * TODO 4.6. Places this thread's ONESWEEP_ITEMS keys in the sorted tile, stably: item k of lane
+ * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
+ * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
+ * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) takes the number of
+ * peers from the digit's counter (atomicAdd returns where the counter was) and hands the old
+ * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
+ * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
+ * only in the last tile) takes no place and is nobody's peer. Every lane of the warp must call
+ * it.
+ */
+__device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
+                                    unsigned int shift, unsigned int *places,
+                                    unsigned int *s_counts)
+{
+    /* BEGIN SOLUTION 4.6 peers of one digit; the leader moves the warp's counter */
+    unsigned lane = threadIdx.x & 31u;
+    unsigned int lower = (1u << lane) - 1u; /* the lanes below this one */
+    int all_valid = __all_sync(FULL_MASK, valid == ONESWEEP_ALL_VALID); /* same in the warp */
+    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+        int is_valid = (valid >> k) & 1u;
+        unsigned int digit = onesweep_digit(keys[k], shift);
+        unsigned int peers = onesweep_peers(digit);
+        if (!all_valid) {
+            peers &= __ballot_sync(FULL_MASK, is_valid); /* keys past the end match nobody */
+        }
+        unsigned int leader = 31u - (unsigned)__clz((int)peers);
+        unsigned int first = 0;
+        if (is_valid && lane == leader) {
+            first = atomicAdd(&s_counts[digit], (unsigned)__popc((int)peers));
+        }
+        /* the shuffle waits for the leader: the next item's leader sees this item's add */
+        first = __shfl_sync(FULL_MASK, first, (int)leader);
+        places[k] = first + (unsigned)__popc((int)(peers & lower));
+    }
+    /* END SOLUTION */
+}
+
+/**
+ * TODO 4.6. Called by thread d of the block of tile @p tile (not tile 0), which has published
+ * its count of digit d as ::STATUS_A already; returns the number of keys of digit d in every
+ * tile before this one. Walks back tile by tile, reading
+ * `status[(t - 1) * RADIX_ONESWEEP_DIGITS + d]` until it is no longer ::STATUS_X, adding its
+ * count, and stopping at the first ::STATUS_P; then publishes ::STATUS_P with the sum plus
+ * @p count, the tile's own. Each status word is one 32-bit ::onesweep_word read and written
  * volatile.
  */
 __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int tile,
                                           unsigned int count)
 {
-    /* BEGIN SOLUTION 4.6 publish A, walk back to the first P, publish P */
+    /* BEGIN SOLUTION 4.6 walk back to the first P, publish P */
     volatile unsigned int *flags = status;
     unsigned int d = threadIdx.x;
-    size_t mine = (size_t)tile * RADIX_ONESWEEP_DIGITS + d;
-    if (tile == 0) {
-        flags[mine] = onesweep_word(STATUS_P, count);
-        return 0;
-    }
-    flags[mine] = onesweep_word(STATUS_A, count);
     unsigned int before = 0;
     for (size_t t = tile; t-- > 0;) {
         unsigned int word;
@@ -340,7 +361,7 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
             break;
         }
     }
-    flags[mine] = onesweep_word(STATUS_P, before + count);
+    flags[(size_t)tile * RADIX_ONESWEEP_DIGITS + d] = onesweep_word(STATUS_P, before + count);
     return before;
     /* SKELETON */
     return 0;
@@ -349,27 +370,30 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
 
 /**
  * TODO 4.6. One pass of the onesweep sort, one block per tile of RADIX_ONESWEEP_TILE keys in
- * the order the blocks start (tile number from @p counter). The block loads its keys (and
- * values) warp-striped, ranks them per warp (::onesweep_rank_warp, counters
- * `s_counts[warp]`), and thread d (one thread per digit) turns the warps' counts of digit d
- * into their exclusive scan over the warps and the tile's count, finds the count of digit d
- * in the tiles before (::onesweep_lookback), and with the exclusive scan of the tile's counts
- * over the digits (::block_exclusive_scan, `start[d]`) sets
- * `offset[d] = bins[d] + before - start[d]`. Each key goes to its sorted tile position
- * `start[d] + s_counts[warp][d] + rank` in shared memory; then thread t writes sorted
- * positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`: neighbouring threads,
- * neighbouring places. Values follow through the same shared memory, to the same places.
+ * the order the blocks start (tile number from @p counter). Thread d is digit d. The block
+ * 1. loads its keys (and values) warp-striped and counts them per warp
+ *    (::onesweep_count_warp into `s_counts[warp]`);
+ * 2. thread d adds up the warps' counts of digit d, the tile's count, and publishes it at
+ *    once (::STATUS_A; tile 0: ::STATUS_P), *before* the slow part, so that the tiles after it
+ *    can go on; ::block_exclusive_scan of the counts gives `start[d]`, where digit d begins in
+ *    the sorted tile, and `s_counts[w][d]` becomes where warp w's first key of digit d goes:
+ *    start[d] plus the counts of the warps before w;
+ * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
+ * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
+ *    and sets `offset[d] = bins[d] + before - start[d]`;
+ * 5. thread t writes sorted positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`:
+ *    neighbouring threads, neighbouring places. Values follow through the same shared memory,
+ *    to the same places.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
-    onesweep_pass_kernel(const unsigned int *keys_in, const unsigned int *values_in,
-                         unsigned int *keys_out, unsigned int *values_out, size_t n,
-                         unsigned int shift, const unsigned int *bins, unsigned int *status,
-                         unsigned int *counter)
+__device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
+                                              const unsigned int *values_in, unsigned int *keys_out,
+                                              unsigned int *values_out, size_t n,
+                                              unsigned int shift, const unsigned int *bins,
+                                              unsigned int *status, unsigned int *counter)
 {
-    /* BEGIN SOLUTION 4.6 tile number, load, rank, look-back per digit, sort in shared, write */
+    /* BEGIN SOLUTION 4.6 tile number, load, count, publish, place, look back, write */
     __shared__ unsigned int s_counts[WARPS][RADIX_ONESWEEP_DIGITS];
     __shared__ unsigned int s_tile[RADIX_ONESWEEP_TILE];
-    __shared__ unsigned int s_start[RADIX_ONESWEEP_DIGITS];
     __shared__ unsigned int s_offset[RADIX_ONESWEEP_DIGITS];
     __shared__ unsigned int s_warp[WARPS + 1];
     __shared__ unsigned int s_tile_number;
@@ -384,7 +408,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
     unsigned int tile = s_tile_number;
     size_t base = (size_t)tile * RADIX_ONESWEEP_TILE;
     size_t first = base + warp * 32u * ONESWEEP_ITEMS + lane; /* warp-striped */
-    unsigned int keys[ONESWEEP_ITEMS], values[ONESWEEP_ITEMS], ranks[ONESWEEP_ITEMS];
+    unsigned int keys[ONESWEEP_ITEMS], values[ONESWEEP_ITEMS], places[ONESWEEP_ITEMS];
     unsigned int valid = 0;
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
         size_t i = first + k * 32u;
@@ -392,7 +416,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
         values[k] = values_in && i < n ? values_in[i] : 0u;
         valid |= (i < n ? 1u : 0u) << k;
     }
-    onesweep_rank_warp(keys, valid, shift, ranks, s_counts[warp]);
+    onesweep_count_warp(keys, valid, shift, s_counts[warp]);
     __syncthreads();
     unsigned int count = 0; /* thread d: the tile's keys of digit d */
     for (unsigned w = 0; w < WARPS; w++) {
@@ -400,57 +424,86 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
         s_counts[w][d] = count; /* those of the warps before w */
         count += c;
     }
-    unsigned int before = onesweep_lookback(status, tile, count);
+    ((volatile unsigned int *)status)[(size_t)tile * RADIX_ONESWEEP_DIGITS + d] =
+        onesweep_word(tile == 0 ? STATUS_P : STATUS_A, count);
     unsigned int starts[ITEMS] = {0}, total;
     starts[0] = count;
     block_exclusive_scan(starts, s_warp, &total); /* starts[0]: the tile's smaller digits */
-    s_start[d] = starts[0];
-    s_offset[d] = bins[d] + before - starts[0]; /* modulo 2^32: p >= start[d] brings it back */
+    for (unsigned w = 0; w < WARPS; w++) {
+        s_counts[w][d] += starts[0];
+    }
     __syncthreads();
+    onesweep_place_warp(keys, valid, shift, places, s_counts[warp]);
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
         if ((valid >> k) & 1u) {
-            unsigned int digit = onesweep_digit(keys[k], shift);
-            ranks[k] += s_start[digit] + s_counts[warp][digit]; /* the sorted tile position */
-            s_tile[ranks[k]] = keys[k];
+            s_tile[places[k]] = keys[k];
         }
     }
+    unsigned int before = tile == 0 ? 0u : onesweep_lookback(status, tile, count);
+    s_offset[d] = bins[d] + before - starts[0]; /* modulo 2^32: p >= start[d] brings it back */
     __syncthreads();
     size_t left = n - base;
     unsigned int in_tile = left < RADIX_ONESWEEP_TILE ? (unsigned)left : RADIX_ONESWEEP_TILE;
-    unsigned int places[ONESWEEP_ITEMS];
+    unsigned int to[ONESWEEP_ITEMS];
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
         unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
         if (p < in_tile) {
             unsigned int key = s_tile[p];
-            places[k] = s_offset[onesweep_digit(key, shift)] + p;
-            keys_out[places[k]] = key;
+            to[k] = s_offset[onesweep_digit(key, shift)] + p;
+            keys_out[to[k]] = key;
         }
     }
-    if (values_in) { /* the same for every block: no block skips a barrier alone */
+    if (values_in) {     /* the same for every block (NULL: the keys' kernel drops this code) */
         __syncthreads(); /* every key has been read from s_tile */
         for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
             if ((valid >> k) & 1u) {
-                s_tile[ranks[k]] = values[k];
+                s_tile[places[k]] = values[k];
             }
         }
         __syncthreads();
         for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
             unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
             if (p < in_tile) {
-                values_out[places[k]] = s_tile[p];
+                values_out[to[k]] = s_tile[p];
             }
         }
     }
     /* END SOLUTION */
 }
 
+/*
+ * The two kernels of a pass (given): keys alone, and pairs. Each is ::onesweep_pass; the keys'
+ * passes NULL for the values, so that the compiler drops the values' code and registers, and
+ * three blocks fit on an SM instead of two.
+ */
+
+/** One onesweep pass of keys alone (given). */
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
+    onesweep_keys_kernel(const unsigned int *keys_in, unsigned int *keys_out, size_t n,
+                         unsigned int shift, const unsigned int *bins, unsigned int *status,
+                         unsigned int *counter)
+{
+    onesweep_pass(keys_in, NULL, keys_out, NULL, n, shift, bins, status, counter);
+}
+
+/** One onesweep pass of pairs (given). */
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
+    onesweep_pairs_kernel(const unsigned int *keys_in, const unsigned int *values_in,
+                          unsigned int *keys_out, unsigned int *values_out, size_t n,
+                          unsigned int shift, const unsigned int *bins, unsigned int *status,
+                          unsigned int *counter)
+{
+    onesweep_pass(keys_in, values_in, keys_out, values_out, n, shift, bins, status, counter);
+}
+
 /**
  * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
  * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
  * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
- * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes, each
- * after a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers
- * and @p w: 4 passes, so the last one writes the caller's.
+ * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes
+ * (::onesweep_keys_kernel, or ::onesweep_pairs_kernel when @p d_values is not NULL), each after
+ * a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers and
+ * @p w: 4 passes, so the last one writes the caller's.
  */
 cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n,
                           const onesweep_buffers *w)
@@ -468,12 +521,18 @@ cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n
     unsigned int *keys[2] = {d_keys, w->keys}, *values[2] = {d_values, w->values};
     int from = 0;
     for (unsigned pass = 0; pass < ONESWEEP_PASSES; pass++) {
-        CUDA_TRY(cudaMemsetAsync(w->status, 0,
-                                 w->tiles * RADIX_ONESWEEP_DIGITS * sizeof *w->status, 0));
-        onesweep_pass_kernel<<<(unsigned)w->tiles, THREADS_PER_BLOCK>>>(
-            keys[from], values[from], keys[1 - from], values[1 - from], n,
-            pass * RADIX_ONESWEEP_BITS, w->bins + pass * RADIX_ONESWEEP_DIGITS, w->status,
-            w->counters + pass);
+        CUDA_TRY(
+            cudaMemsetAsync(w->status, 0, w->tiles * RADIX_ONESWEEP_DIGITS * sizeof *w->status, 0));
+        unsigned int tiles = (unsigned)w->tiles, shift = pass * RADIX_ONESWEEP_BITS;
+        const unsigned int *bins = w->bins + pass * RADIX_ONESWEEP_DIGITS;
+        if (d_values) {
+            onesweep_pairs_kernel<<<tiles, THREADS_PER_BLOCK>>>(
+                keys[from], values[from], keys[1 - from], values[1 - from], n, shift, bins,
+                w->status, w->counters + pass);
+        } else {
+            onesweep_keys_kernel<<<tiles, THREADS_PER_BLOCK>>>(keys[from], keys[1 - from], n, shift,
+                                                               bins, w->status, w->counters + pass);
+        }
         CUDA_TRY(cudaGetLastError());
         from = 1 - from;
     }
