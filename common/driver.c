@@ -342,6 +342,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
             row.n = n;
             row.ms = lab_ms;
             row.cub_radix_ms = radix_ms;
+            row.cub_radix_pairs_ms = pairs_ms; /* 0 for a sort of keys: an empty field */
             row.cub_merge_ms = merge_ms;
             row.std_sort_ms = cpu_ms;
             if (kit_bench_csv_row(csv, &row) != 0 || fflush(csv) != 0) {
