@@ -45,25 +45,73 @@ cudaError_t time_gpu(const unsigned int *d_keys, unsigned int *d_work, size_t n,
     return cudaSuccess;
 }
 
+/* Writes 0, 1, ..., n - 1: the values CUB's sort of pairs carries (their content does not
+ * change the time: a radix sort moves values without looking at them). */
+__global__ void fill_indices_kernel(unsigned int *values, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        values[i] = (unsigned int)i;
+    }
+}
+
+/* One cub::DeviceRadixSort call: the keys of in into out, keys alone (SortKeys) or with the
+ * values of values_in into values_out (SortPairs); with d_temp NULL it only sets temp_bytes. */
+struct CubRadix {
+    bool pairs;
+    size_t n;
+    unsigned int *in, *out, *values_in, *values_out;
+
+    cudaError_t operator()(void *d_temp, size_t &temp_bytes) const
+    {
+        if (pairs) {
+            return cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, in, out, values_in,
+                                                   values_out, (int)n);
+        }
+        return cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, in, out, (int)n);
+    }
+};
+
+/* The median ms of CUB's radix sort of d_keys, keys alone or (pairs) with a value each: the
+ * values are written once, before any timed run (CUB does not change its input). */
+cudaError_t time_cub_radix(const unsigned int *d_keys, size_t n, bool pairs, int reps, double *ms)
+{
+    CubRadix sort = {pairs, n, nullptr, nullptr, nullptr, nullptr};
+    unsigned int **buffers[] = {&sort.in, &sort.out, &sort.values_in, &sort.values_out};
+    void *d_temp = nullptr;
+    size_t temp_bytes = 0;
+    cudaError_t err = cudaSuccess;
+    for (int b = 0; b < (pairs ? 4 : 2) && err == cudaSuccess; b++) {
+        err = cudaMalloc(buffers[b], n * sizeof *d_keys);
+    }
+    if (err == cudaSuccess && pairs && n > 0) {
+        fill_indices_kernel<<<1024, 256>>>(sort.values_in, n);
+        err = cudaGetLastError();
+    }
+    err = err == cudaSuccess ? sort(nullptr, temp_bytes) : err;
+    err = err == cudaSuccess ? cudaMalloc(&d_temp, temp_bytes) : err;
+    if (err == cudaSuccess) {
+        err = time_gpu(d_keys, sort.in, n, reps, ms, [&] { return sort(d_temp, temp_bytes); });
+    }
+    for (unsigned int **buffer : buffers) {
+        cudaFree(*buffer);
+    }
+    cudaFree(d_temp);
+    return err;
+}
+
 } // namespace
 
 extern "C" cudaError_t kit_baseline_cub_radix_ms(const unsigned int *d_keys, size_t n, int reps,
                                                  double *ms)
 {
-    unsigned int *d_in = nullptr, *d_out = nullptr;
-    void *d_temp = nullptr;
-    size_t temp_bytes = 0;
-    CUDA_TRY(cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_out, (int)n));
-    CUDA_TRY(cudaMalloc(&d_in, n * sizeof *d_in));
-    CUDA_TRY(cudaMalloc(&d_out, n * sizeof *d_out));
-    CUDA_TRY(cudaMalloc(&d_temp, temp_bytes));
-    cudaError_t err = time_gpu(d_keys, d_in, n, reps, ms, [&] {
-        return cub::DeviceRadixSort::SortKeys(d_temp, temp_bytes, d_in, d_out, (int)n);
-    });
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_temp);
-    return err;
+    return time_cub_radix(d_keys, n, false, reps, ms);
+}
+
+extern "C" cudaError_t kit_baseline_cub_radix_pairs_ms(const unsigned int *d_keys, size_t n,
+                                                       int reps, double *ms)
+{
+    return time_cub_radix(d_keys, n, true, reps, ms);
 }
 
 extern "C" cudaError_t kit_baseline_cub_merge_ms(const unsigned int *d_keys, size_t n, int reps,

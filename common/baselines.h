@@ -1,7 +1,8 @@
 /**
  * @file baselines.h
  * @brief What the labs' benchmarks compare against, measured in the same run: CUB's radix
- * and merge sorts on the GPU, std::sort on one CPU core, and the device-to-device copy.
+ * sort (of keys, and of key-value pairs) and merge sort on the GPU, std::sort on one CPU
+ * core, and the device-to-device copy.
  *
  * These are the only places where the kit uses CUB or the C++ library: labs and solutions
  * never do. Each function times @p reps runs after one warm-up and returns the median in
@@ -21,6 +22,13 @@ extern "C" {
 
 /** cub::DeviceRadixSort::SortKeys on a device copy of @p d_keys (which is not changed). */
 cudaError_t kit_baseline_cub_radix_ms(const unsigned int *d_keys, size_t n, int reps, double *ms);
+
+/** cub::DeviceRadixSort::SortPairs on a device copy of @p d_keys, each key carrying a 32-bit
+ * value (0, 1, ..., n - 1, written once before the timed runs): the baseline of a lab's
+ * tier that sorts key-value pairs (::kit_driver_algo::pairs), which moves twice the bytes of
+ * a sort of keys alone. */
+cudaError_t kit_baseline_cub_radix_pairs_ms(const unsigned int *d_keys, size_t n, int reps,
+                                            double *ms);
 
 /** cub::DeviceMergeSort::SortKeys on a device copy of @p d_keys. */
 cudaError_t kit_baseline_cub_merge_ms(const unsigned int *d_keys, size_t n, int reps, double *ms);

@@ -82,6 +82,7 @@ static void usage(const kit_lab_driver *lab, FILE *out)
             "  --check      verify the result against a snapshot of the input\n"
             "  --trace      print the array after every step (n <= %zu)\n"
             "  --bench      keys/s at several n beside CUB's radix and merge sorts and std::sort\n"
+            "               (and, for a sort of pairs, CUB's radix sort of pairs)\n"
             "  --csv FILE   with --bench: also append one row per n to FILE (a header first\n"
             "               when FILE is empty); columns: common/bench_csv.h\n"
             "exit codes: 0 ok, 1 wrong result, 2 bad arguments, 3 no GPU, 4 CUDA error\n",
@@ -279,8 +280,8 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
     }
     printf("%s --bench --algo %s: uniform keys, median of %d runs; GPU times exclude transfers\n",
            lab->name, opt->algo->name, opt->reps);
-    printf("%10s %10s %10s %10s %10s %10s %8s %8s", "n", "lab ms", "lab Mk/s", "CUBradix",
-           "CUBmerge", "std::sort", "lab/CUB", "lab/CPU");
+    printf("%10s %10s %10s %10s %10s %10s %10s %8s %8s %8s", "n", "lab ms", "lab Mk/s", "CUBradix",
+           "CUBpairs", "CUBmerge", "std::sort", "lab/CUB", "lab/CUBp", "lab/CPU");
     if (opt->algo->bench_bytes) {
         printf(" %10s %8s", "floor ms", "floor%");
     }
@@ -293,7 +294,10 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
             continue;
         }
         previous_n = n;
-        if (!fits_on_gpu(lab, n, 4)) {
+        /* The input and CUB's buffers beside it: keys in and out, its temporary (one more
+         * array); for pairs, values in and out, a temporary twice as large, and the lab's own
+         * values (kept between its runs). */
+        if (!fits_on_gpu(lab, n, opt->algo->pairs ? 8 : 4)) {
             return KIT_EXIT_USAGE;
         }
         unsigned int *keys = malloc(n * sizeof *keys);
@@ -306,19 +310,27 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
         CUDA_CHECK(cudaMalloc((void **)&d_input, n * sizeof *keys));
         CUDA_CHECK(cudaMalloc((void **)&d_work, n * sizeof *keys));
         CUDA_CHECK(cudaMemcpy(d_input, keys, n * sizeof *keys, cudaMemcpyHostToDevice));
-        double lab_ms = 0, radix_ms = 0, merge_ms = 0, cpu_ms = 0;
+        double lab_ms = 0, radix_ms = 0, pairs_ms = 0, merge_ms = 0, cpu_ms = 0;
         cudaError_t err = time_lab_sort(opt->algo, d_input, d_work, n, opt->reps, &lab_ms);
         if (err != cudaSuccess) {
             return lab_error(lab, opt->algo, err);
         }
         CUDA_CHECK(cudaFree(d_work)); /* room for CUB's buffers */
         CUDA_CHECK(kit_baseline_cub_radix_ms(d_input, n, opt->reps, &radix_ms));
+        if (opt->algo->pairs) { /* the fair baseline of a sort that moves values too */
+            CUDA_CHECK(kit_baseline_cub_radix_pairs_ms(d_input, n, opt->reps, &pairs_ms));
+        }
         CUDA_CHECK(kit_baseline_cub_merge_ms(d_input, n, opt->reps, &merge_ms));
         /* One CPU core is slow: fewer runs at large n (its time is still a median). */
         kit_baseline_std_sort_ms(keys, n, n > (1u << 22) ? 1 : 3, &cpu_ms);
-        printf("%10zu %10.3f %10.1f %10.1f %10.1f %10.1f %7.2fx %7.2fx", n, lab_ms,
-               n / (lab_ms * 1e3), n / (radix_ms * 1e3), n / (merge_ms * 1e3),
-               n / (cpu_ms * 1e3), lab_ms / radix_ms, lab_ms / cpu_ms);
+        char pairs_rate[16] = "-", pairs_ratio[16] = "-";
+        if (opt->algo->pairs) {
+            snprintf(pairs_rate, sizeof pairs_rate, "%.1f", n / (pairs_ms * 1e3));
+            snprintf(pairs_ratio, sizeof pairs_ratio, "%.2fx", lab_ms / pairs_ms);
+        }
+        printf("%10zu %10.3f %10.1f %10.1f %10s %10.1f %10.1f %7.2fx %8s %7.2fx", n, lab_ms,
+               n / (lab_ms * 1e3), n / (radix_ms * 1e3), pairs_rate, n / (merge_ms * 1e3),
+               n / (cpu_ms * 1e3), lab_ms / radix_ms, pairs_ratio, lab_ms / cpu_ms);
         row.floor_ms = -1;
         if (opt->algo->bench_bytes) {
             row.floor_ms = opt->algo->bench_bytes(n) / (copy_gbps * 1e6);
@@ -330,6 +342,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
             row.n = n;
             row.ms = lab_ms;
             row.cub_radix_ms = radix_ms;
+            row.cub_radix_pairs_ms = pairs_ms; /* 0 for a sort of keys: an empty field */
             row.cub_merge_ms = merge_ms;
             row.std_sort_ms = cpu_ms;
             if (kit_bench_csv_row(csv, &row) != 0 || fflush(csv) != 0) {
@@ -343,6 +356,10 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
     }
     printf("(Mk/s: millions of keys per second; lab/CUB (radix) and lab/CPU are time ratios,\n"
            " below 1 means the lab is faster");
+    if (opt->algo->pairs) {
+        printf("; CUBpairs, lab/CUBp: CUB's radix sort of pairs (32-bit\n"
+               " values), the baseline of a sort that carries values");
+    }
     if (opt->algo->bench_bytes) {
         printf("; floor: the bytes the lab's passes must move at the copy\n"
                " bandwidth, floor%%: that floor over the lab's time");

@@ -15,7 +15,9 @@
  * | `--check` | verify the result against the input snapshot |
  * | `--trace` | small n only: print the array after every step |
  * | `--bench` | keys/s at several n beside CUB's radix and merge sorts and one CPU core's
- *   std::sort; with ::kit_driver_algo::bench_bytes, the copy-bandwidth floor too |
+ *   std::sort; with ::kit_driver_algo::pairs, CUB's radix sort of pairs too; with
+ *   ::kit_driver_algo::bench_bytes, the copy-bandwidth floor too |
+ * | `--csv FILE` | with `--bench`: also append one row per n to FILE (bench_csv.h) |
  *
  * Exit codes: exit_codes.h (0 ok, 1 wrong result, 2 bad arguments or n too large for the
  * GPU's memory, 3 no GPU, 4 CUDA error, including a TODO not written yet).
@@ -59,6 +61,14 @@ typedef struct {
      * columns sort the same bits as unsigned keys.
      */
     kit_key_type key_type;
+    /**
+     * Nonzero: the sort carries a 32-bit value with each key (values of its own: the driver
+     * still hands it the keys only). Such a sort moves twice the bytes of a sort of keys, so
+     * --bench also measures CUB's radix sort of pairs (kit_baseline_cub_radix_pairs_ms()) and
+     * prints the `CUBpairs` and `lab/CUBp` columns (`-` for a sort of keys, which does not
+     * measure it) and the CSV's `cub_radix_pairs_ms`.
+     */
+    int pairs;
 } kit_driver_algo;
 
 /** What a lab tells the driver. */

@@ -1,9 +1,11 @@
 /* Host suites for common/: generators, CPU sorts, key flips, verifier, timers. One GPU
  * suite runs the key flips in a kernel and compares them with the host's. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp() */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_csv.h"
 #include "cpu_sort.h"
@@ -485,30 +487,137 @@ static void csv_text(const kit_bench_row *row, char *text, size_t size)
     fclose(f);
 }
 
+static const char bench_header[] = "device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,"
+                                   "cub_radix_ms,cub_merge_ms,std_sort_ms,floor_ms,"
+                                   "cub_radix_pairs_ms\n";
+
 static void test_bench_csv_rows(void)
 {
-    const char *header = "device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,"
-                         "cub_merge_ms,std_sort_ms,floor_ms\n";
+    const char *header = bench_header;
     kit_bench_row row = {"NVIDIA H100 80GB HBM3", "abc1234", "04-radix", "keys", "uniform",
-                         13000, (size_t)1 << 24, 1.5, 0.5, 0.9, 1200, 0.25};
+                         13000, (size_t)1 << 24, 1.5, 0.5, 0.9, 1200, 0.25, 0};
     char text[1024];
     csv_text(&row, text, sizeof text);
     const char *expected = "NVIDIA H100 80GB HBM3,13000,abc1234,04-radix,keys,16777216,uniform,"
-                           "1.5000,11.1848,0.5000,0.9000,1200.0000,0.2500\n";
+                           "1.5000,11.1848,0.5000,0.9000,1200.0000,0.2500,\n";
     if (strncmp(text, header, strlen(header)) != 0 || strcmp(text + strlen(header), expected)) {
         KIT_FAIL("a plain row: got\n%s\nexpected the header, then\n%s", text, expected);
         return;
     }
     /* A device name with a comma and a quote is quoted, its quote doubled, a line break made a
-     * space; no floor leaves the last field empty. */
+     * space; no floor leaves its field empty. */
     kit_bench_row odd = {"GPU \"X\", rev\n2", "unknown", "02-mergesort", "pairs", "uniform",
-                         12080, 1000, 2.0, 1.0, 1.0, 3.0, -1};
+                         12080, 1000, 2.0, 1.0, 1.0, 3.0, -1, 0};
     csv_text(&odd, text, sizeof text);
     expected = "\"GPU \"\"X\"\", rev 2\",12080,unknown,02-mergesort,pairs,1000,uniform,2.0000,"
-               "0.0005,1.0000,1.0000,3.0000,\n";
+               "0.0005,1.0000,1.0000,3.0000,,\n";
     if (strcmp(text + strlen(header), expected) != 0) {
         KIT_FAIL("a row to quote: got\n%s\nexpected\n%s", text + strlen(header), expected);
     }
+    /* A tier of pairs: CUB's sort of pairs in the last field, after the floor or its empty
+     * field. */
+    kit_bench_row pairs = {"NVIDIA H100 80GB HBM3", "abc1234", "radix", "onesweep_pairs",
+                           "uniform", 13000, (size_t)1 << 26, 4.0, 1.5, 3.0, 5000, 2.5, 2.0};
+    csv_text(&pairs, text, sizeof text);
+    expected = "NVIDIA H100 80GB HBM3,13000,abc1234,radix,onesweep_pairs,67108864,uniform,"
+               "4.0000,16.7772,1.5000,3.0000,5000.0000,2.5000,2.0000\n";
+    if (strcmp(text + strlen(header), expected) != 0) {
+        KIT_FAIL("a row of pairs: got\n%s\nexpected\n%s", text + strlen(header), expected);
+    }
+    pairs.floor_ms = -1;
+    csv_text(&pairs, text, sizeof text);
+    expected = "NVIDIA H100 80GB HBM3,13000,abc1234,radix,onesweep_pairs,67108864,uniform,"
+               "4.0000,16.7772,1.5000,3.0000,5000.0000,,2.0000\n";
+    if (strcmp(text + strlen(header), expected) != 0) {
+        KIT_FAIL("a row of pairs without a floor: got\n%s\nexpected\n%s", text + strlen(header),
+                 expected);
+    }
+}
+
+/* A file in the temporary folder holding @p text; its path in @p path. 0, or -1. */
+static int temporary_file(char *path, size_t size, const char *text)
+{
+    const char *folder = getenv("TMPDIR");
+    snprintf(path, size, "%s/kit_bench_csv_XXXXXX", folder && *folder ? folder : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        KIT_FAIL("mkstemp(%s) failed", path);
+        return -1;
+    }
+    size_t length = strlen(text);
+    int wrote = write(fd, text, length) == (ssize_t)length;
+    close(fd);
+    if (!wrote) {
+        KIT_FAIL("could not write %s", path);
+        remove(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The whole file at @p path into @p text. */
+static void read_back(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(text, 1, size - 1, f) : 0;
+    text[got] = '\0';
+    if (f) {
+        fclose(f);
+    }
+}
+
+/* Appends @p row to @p path through kit_bench_csv_open(); 0, or -1 when it refused the file. */
+static int append_row(const char *path, const kit_bench_row *row)
+{
+    FILE *csv = kit_bench_csv_open(path, "test_common");
+    if (!csv) {
+        return -1;
+    }
+    if (kit_bench_csv_row(csv, row) != 0) {
+        KIT_FAIL("kit_bench_csv_row could not write to %s", path);
+    }
+    fclose(csv);
+    return 0;
+}
+
+static void test_bench_csv_open(void)
+{
+    kit_bench_row row = {"GPU", "abc1234", "radix", "pairs", "uniform", 13000, 1000, 2.0, 1.0,
+                         1.0, 3.0, -1, 1.5};
+    const char *line = "GPU,13000,abc1234,radix,pairs,1000,uniform,2.0000,0.0005,1.0000,1.0000,"
+                       "3.0000,,1.5000\n";
+    char path[512], text[2048], expected[2048];
+    /* An empty file gets the header, then rows; a second run appends below them. */
+    if (temporary_file(path, sizeof path, "") != 0) {
+        return;
+    }
+    if (append_row(path, &row) != 0 || append_row(path, &row) != 0) {
+        KIT_FAIL("kit_bench_csv_open refused a file it wrote itself (%s)", path);
+    }
+    read_back(path, text, sizeof text);
+    snprintf(expected, sizeof expected, "%s%s%s", bench_header, line, line);
+    if (strcmp(text, expected) != 0) {
+        KIT_FAIL("two runs into one file: got\n%s\nexpected\n%s", text, expected);
+    }
+    remove(path);
+    /* A file of the kit before cub_radix_pairs_ms (13 columns): refused and left as it was,
+     * not given rows of another shape. */
+    const char *old = "device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,"
+                      "cub_merge_ms,std_sort_ms,floor_ms\n"
+                      "GPU,13000,abc1234,radix,keys,1000,uniform,2.0000,0.0005,1.0000,1.0000,"
+                      "3.0000,\n";
+    if (temporary_file(path, sizeof path, old) != 0) {
+        return;
+    }
+    fprintf(stderr, "(test_common: a refusal of an older file is expected here)\n");
+    if (append_row(path, &row) == 0) {
+        KIT_FAIL("kit_bench_csv_open appended to a file with another header (%s)", path);
+    }
+    read_back(path, text, sizeof text);
+    if (strcmp(text, old) != 0) {
+        KIT_FAIL("a refused file was changed: got\n%s\nexpected\n%s", text, old);
+    }
+    remove(path);
 }
 
 void kit_register_suites(void)
@@ -532,6 +641,7 @@ void kit_register_suites(void)
     kit_add_test(s, "stability_and_direction", test_verifier_catches_instability_and_direction);
     s = kit_add_suite("bench_csv", 0);
     kit_add_test(s, "rows", test_bench_csv_rows);
+    kit_add_test(s, "open_appends_or_refuses", test_bench_csv_open);
     s = kit_add_suite("timer", 0);
     kit_add_test(s, "median_and_clock", test_median_and_clock);
     s = kit_add_suite("keyflip_device", 1);

@@ -7,11 +7,16 @@ usage: tools/bench_report.py OUT_DIR CSV...
 
 Reads every row of the CSV files (columns: common/bench_csv.h) and writes into OUT_DIR:
   lab_NAME.svg   one chart per lab: keys per second against n, log-log, a line per tier,
-                 CUB's radix and merge sorts and std::sort measured in the same runs, and
+                 CUB's radix and merge sorts and std::sort measured in the same runs (and
+                 CUB's radix sort of pairs, measured beside the tiers that sort pairs), and
                  each tier's floor (its passes at the copy bandwidth) dashed;
-  all_2_24.svg   every lab's tiers at n = 2^24 beside CUB's radix and merge sorts;
+  all_2_24.svg   every lab's tiers at n = 2^24 beside CUB's radix and merge sorts (and its
+                 radix sort of pairs where rows have it);
   report.md      the same numbers as a table, with where they were measured (device, CUDA
                  driver, commit).
+Files written before the last column, cub_radix_pairs_ms, have the 13 columns before it:
+they are read as rows without a CUB sort of pairs, and a table or chart whose rows have
+none shows no column or line for it.
 Charts are drawn by gnuplot (Debian's gnuplot-nox; `make deps` installs it) as SVG, so a
 browser shows them at any size. Exit codes: 0 done, 2 bad arguments or rows, 3 no gnuplot.
 
@@ -37,7 +42,9 @@ from collections import defaultdict
 from pathlib import Path
 
 COLUMNS = ("device", "driver", "commit", "lab", "tier", "n", "distribution", "ms", "gkeys_s",
-           "cub_radix_ms", "cub_merge_ms", "std_sort_ms", "floor_ms")
+           "cub_radix_ms", "cub_merge_ms", "std_sort_ms", "floor_ms", "cub_radix_pairs_ms")
+# The headers this tool reads: today's, and that of the files written before the last column.
+HEADERS = (COLUMNS, COLUMNS[:-1])
 N_2_24 = 1 << 24
 
 
@@ -50,14 +57,17 @@ def read_rows(paths):
     for path in paths:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            if tuple(reader.fieldnames or ()) != COLUMNS:
+            if tuple(reader.fieldnames or ()) not in HEADERS:
                 raise BadRows(f"{path}: the header is not common/bench_csv.h's columns")
             for line, row in enumerate(reader, start=2):
+                if None in row:  # DictReader's key for fields beyond the header's
+                    raise BadRows(f"{path}, line {line}: more fields than the header has")
                 try:
                     row["n"] = int(row["n"])
                     for key in ("ms", "cub_radix_ms", "cub_merge_ms", "std_sort_ms"):
                         row[key] = float(row[key])
-                    row["floor_ms"] = float(row["floor_ms"]) if row["floor_ms"] else None
+                    for key in ("floor_ms", "cub_radix_pairs_ms"):  # empty or absent: none
+                        row[key] = float(row[key]) if row.get(key) else None
                 except ValueError as err:
                     raise BadRows(f"{path}, line {line}: {err}") from None
                 if row["n"] <= 0 or row["ms"] <= 0:
@@ -82,13 +92,30 @@ def _series(points):
     return "\n".join(f"{x} {y:.6g}" for x, y in sorted(points) if y) + "\ne\n"
 
 
+# The baselines of a chart: name, column, grey, gnuplot dash type.
+BASELINES = (("CUB radix sort", "cub_radix_ms", "#404040", 3),
+             ("CUB radix sort (pairs)", "cub_radix_pairs_ms", "#404040", 4),
+             ("CUB merge sort", "cub_merge_ms", "#808080", 3),
+             ("std::sort (1 core)", "std_sort_ms", "#b0b0b0", 3))
+
+
+def baseline_times(rows, key):
+    """n -> a baseline's time (column key) from the first row of that n that has one."""
+    times = {}
+    for row in rows:
+        if row.get(key):
+            times.setdefault(row["n"], row[key])
+    return times
+
+
+def has_pairs(rows):
+    """Whether any row has CUB's radix sort of pairs (a tier of pairs, a file that has it)."""
+    return any(row.get("cub_radix_pairs_ms") for row in rows)
+
+
 def lab_chart(lab, rows):
     """The gnuplot script of one lab's chart."""
     tiers = sorted({row["tier"] for row in rows})
-    baselines = {}  # n -> (radix, merge, cpu) from the first row of that n
-    for row in rows:
-        baselines.setdefault(row["n"], (row["cub_radix_ms"], row["cub_merge_ms"],
-                                        row["std_sort_ms"]))
     plots, data = [], []
     for color, tier in enumerate(tiers, start=1):  # a tier and its floor in one colour
         mine = [row for row in rows if row["tier"] == tier]
@@ -100,11 +127,12 @@ def lab_chart(lab, rows):
             plots.append(f"'-' using 1:2 with lines dt 2 lc {color} "
                          f"title {_quoted('floor of ' + tier)} noenhanced")
             data.append(_series(floors))
-    for k, (name, grey) in enumerate((("CUB radix sort", "#404040"),
-                                      ("CUB merge sort", "#808080"),
-                                      ("std::sort (1 core)", "#b0b0b0"))):
-        plots.append(f"'-' using 1:2 with linespoints dt 3 lc rgb '{grey}' title '{name}'")
-        data.append(_series((n, gkeys(n, times[k])) for n, times in baselines.items()))
+    for name, key, grey, dash in BASELINES:
+        times = baseline_times(rows, key)
+        if times:  # CUB's sort of pairs only where a tier of pairs measured it
+            plots.append(f"'-' using 1:2 with linespoints dt {dash} lc rgb '{grey}' "
+                         f"title '{name}'")
+            data.append(_series((n, gkeys(n, ms)) for n, ms in times.items()))
     return (f"set title {_quoted(f'Lab {lab}: keys per second')} noenhanced\n"
             "set logscale xy 2\nset format x '2^{%L}'\nset xlabel 'n (keys)'\n"
             "set ylabel 'billions of keys per second'\nset key outside right\nset grid\n"
@@ -112,14 +140,17 @@ def lab_chart(lab, rows):
 
 
 def all_labs_chart(rows):
-    """Every (lab, tier) at 2^24, with CUB's two sorts, as horizontal bars; None without any."""
+    """Every (lab, tier) at 2^24 as horizontal bars, with CUB's radix sort (of keys, and of
+    pairs where a row has it) and merge sort; None without any."""
     at = [row for row in rows if row["n"] == N_2_24]
     if not at:
         return None
     bars = [(f"{row['lab']} {row['tier']}", gkeys(row["n"], row["ms"]))
             for row in sorted(at, key=lambda r: (r["lab"], r["tier"]))]
-    bars += [("CUB radix sort", gkeys(N_2_24, at[0]["cub_radix_ms"])),
-             ("CUB merge sort", gkeys(N_2_24, at[0]["cub_merge_ms"]))]
+    for name, key, _, _ in BASELINES:
+        times = baseline_times(at, key)
+        if times and key != "std_sort_ms":  # CUB's sorts: std::sort is not on this chart
+            bars.append((name, gkeys(N_2_24, times[N_2_24])))
     data = "\n".join(f'{i} "{name.replace(chr(34), chr(39))}" {value:.6g}'
                      for i, (name, value) in enumerate(bars))
     return ("set title 'Every lab at n = 2^{24}: billions of keys per second'\n"
@@ -133,16 +164,21 @@ def all_labs_chart(rows):
 def table(rows):
     """report.md: where it was measured, then one line per measured size."""
     where = sorted({(row["device"], row["driver"], row["commit"]) for row in rows})
+    pairs = has_pairs(rows)
+    heads = ["lab", "tier", "n", "ms", "Gkeys/s", "lab / CUB radix"] + \
+        (["lab / CUB radix pairs"] if pairs else []) + ["lab / CUB merge", "floor %"]
     lines = ["Measured on " + "; ".join(f"{d} (CUDA driver {v}, kit commit {c})"
                                         for d, v, c in where) + ".", "",
-             "| lab | tier | n | ms | Gkeys/s | lab / CUB radix | lab / CUB merge | floor % |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for row in sorted(rows, key=lambda r: (r["lab"], r["tier"], r["n"])):
         floor = f"{100 * row['floor_ms'] / row['ms']:.0f}%" if row["floor_ms"] else "-"
-        lines.append(f"| {row['lab']} | {row['tier']} | {row['n']} | {row['ms']:.3f} | "
-                     f"{gkeys(row['n'], row['ms']):.2f} | "
-                     f"{row['cub_radix_ms'] / row['ms']:.2f}x | "
-                     f"{row['cub_merge_ms'] / row['ms']:.2f}x | {floor} |")
+        cells = [row["lab"], row["tier"], str(row["n"]), f"{row['ms']:.3f}",
+                 f"{gkeys(row['n'], row['ms']):.2f}", f"{row['cub_radix_ms'] / row['ms']:.2f}x"]
+        if pairs:
+            mine = row["cub_radix_pairs_ms"]
+            cells.append(f"{mine / row['ms']:.2f}x" if mine else "-")
+        cells += [f"{row['cub_merge_ms'] / row['ms']:.2f}x", floor]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -253,8 +289,11 @@ those files, on any machine (no GPU needed).
 
 How to read the tables: n keys, 32-bit, uniform random, unless a row says otherwise; *ms* is
 the median of the run's repetitions, on the GPU, without host-device copies; *Gkeys/s* is
-billions of keys per second (n / time). The three *vs* columns are speed ratios, the
-baseline's time over the lab's: 1.00x is as fast as the baseline, 0.50x half its speed.
+billions of keys per second (n / time). The *vs* columns are speed ratios, the baseline's
+time over the lab's: 1.00x is as fast as the baseline, 0.50x half its speed. A tier that
+sorts key-value pairs moves twice the bytes of a sort of keys: its fair baseline is *vs CUB
+radix pairs*, CUB's radix sort of the same keys each with a 32-bit value (a column only in
+files that have it, - for a tier of keys).
 *floor* is the time the tier's passes over memory would take at the device's copy
 bandwidth, over the lab's time (100\\%: the sort moves its bytes as fast as a copy; only
 tiers that declare their passes have one). On the charts, keys per second against n (both
@@ -386,10 +425,11 @@ def results_section(tag, date, path, rows, gnuplot, out):
 def lab_table(rows, with_lab):
     """Markdown table lines: a row per (tier, n), ratios to the run's own baselines."""
     several = len({row["distribution"] for row in rows}) > 1
-    head = ["lab"] if with_lab else []
-    lines = ["| " + " | ".join(head + ["tier", "n", "ms", "Gkeys/s", "vs CUB radix",
-                                       "vs CUB merge", "vs std::sort (1 core)", "floor"]) + " |",
-             "|" + "---|" * (len(head) + 8)]
+    pairs = has_pairs(rows)
+    heads = (["lab"] if with_lab else []) + ["tier", "n", "ms", "Gkeys/s", "vs CUB radix"] + \
+        (["vs CUB radix pairs"] if pairs else []) + ["vs CUB merge", "vs std::sort (1 core)",
+                                                      "floor"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for row in sorted(rows, key=lambda r: (lab_sort_key(r["lab"]), r["tier"],
                                            r["distribution"], r["n"])):
         tier = doxygen_text(row["tier"])
@@ -398,8 +438,9 @@ def lab_table(rows, with_lab):
         floor = f"{100 * row['floor_ms'] / row['ms']:.0f}\\%" if row["floor_ms"] else "-"
         cells = ([doxygen_text(row["lab"])] if with_lab else []) + [
             tier, show_n(row["n"]), f"{row['ms']:.3f}", show_gkeys(gkeys(row["n"], row["ms"])),
-            ratio(row["cub_radix_ms"], row["ms"]), ratio(row["cub_merge_ms"], row["ms"]),
-            ratio(row["std_sort_ms"], row["ms"]), floor]
+            ratio(row["cub_radix_ms"], row["ms"])] + (
+            [ratio(row["cub_radix_pairs_ms"], row["ms"])] if pairs else []) + [
+            ratio(row["cub_merge_ms"], row["ms"]), ratio(row["std_sort_ms"], row["ms"]), floor]
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """check-host: tools/bench_report.py on rows shaped as common/bench_csv.c writes them (the
 header and a row of test_common's bench_csv suite): the charts are drawn, the table's ratios
-are the rows' own, and rows it cannot trust are refused; and its --page mode, make docs'
-Performance page: it names each results file's device, driver, commit and date, gives every
-lab present its chart and table, and builds with no results file and without gnuplot."""
+are the rows' own, and rows it cannot trust are refused; CUB's radix sort of pairs (the last
+column) is shown where rows have it, and files of the 13 columns before it still read; and
+its --page mode, make docs' Performance page: it names each results file's device, driver,
+commit and date, gives every lab present its chart and table, and builds with no results
+file, with the committed results files, and without gnuplot."""
 
 import importlib.util
 import os
@@ -16,13 +18,19 @@ import unittest
 from pathlib import Path
 
 TOOL = Path(__file__).resolve().parent / "bench_report.py"
+ROOT = TOOL.parent.parent
 HEADER = ("device,driver,commit,lab,tier,n,distribution,ms,gkeys_s,cub_radix_ms,cub_merge_ms,"
-          "std_sort_ms,floor_ms\n")
+          "std_sort_ms,floor_ms,cub_radix_pairs_ms\n")
 
 
-def row(lab, tier, n, ms, radix, merge, cpu, floor="", device='"GPU ""X"", rev 2"'):
+def row(lab, tier, n, ms, radix, merge, cpu, floor="", device='"GPU ""X"", rev 2"', pairs=""):
     return (f'{device},13000,abc1234,{lab},{tier},{n},uniform,{ms:.4f},'
-            f"{n / (ms * 1e6):.4f},{radix:.4f},{merge:.4f},{cpu:.4f},{floor}\n")
+            f"{n / (ms * 1e6):.4f},{radix:.4f},{merge:.4f},{cpu:.4f},{floor},{pairs}\n")
+
+
+def older(text):
+    """text (a header and rows) as the kit wrote it before cub_radix_pairs_ms: 13 columns."""
+    return "".join(line.rsplit(",", 1)[0] + "\n" for line in text.splitlines())
 
 
 def load_tool():
@@ -79,9 +87,79 @@ class BenchReport(unittest.TestCase):
         self.assertIn("| mergesort | pairs | 16777216 | 3.000 | 5.59 | 0.17x | 0.30x | - |",
                       report)
 
+    def pairs_rows(self):
+        """Lab 04's keys (no CUB pairs) and onesweep_pairs (CUB pairs 1.5 ms at 2^24)."""
+        return HEADER + row("radix", "keys", 1 << 24, 1.5, 0.5, 0.9, 1200, "0.2500") + \
+            row("radix", "onesweep_pairs", 1 << 20, 0.2, 0.1, 0.4, 60, pairs="0.1500") + \
+            row("radix", "onesweep_pairs", 1 << 24, 2.0, 0.5, 0.9, 1200, "0.5000",
+                pairs="1.5000")
+
+    def test_cub_pairs_where_the_rows_have_it(self):
+        result = self.run_tool(self.pairs_rows())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = self.tmp / "out"
+        for name in ("lab_radix.svg", "all_2_24.svg"):
+            self.assertIn("CUB radix sort (pairs)", (out / name).read_text(), name)
+        report = (out / "report.md").read_text()
+        self.assertIn("| lab / CUB radix | lab / CUB radix pairs | lab / CUB merge |", report)
+        # CUB pairs 1.5 ms over the lab's 2.0 ms: 0.75x; a tier of keys has none: -
+        self.assertIn("| radix | onesweep_pairs | 16777216 | 2.000 | 8.39 | 0.25x | 0.75x | "
+                      "0.45x | 25% |", report)
+        self.assertIn("| radix | keys | 16777216 | 1.500 | 11.18 | 0.33x | - | 0.60x | 17% |",
+                      report)
+        result, page = self.run_page({"h200-2026-12-01.csv": self.pairs_rows()})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("| vs CUB radix | vs CUB radix pairs | vs CUB merge |", page)
+        self.assertIn("| onesweep pairs | 2<sup>24</sup> | 2.000 | 8.39 | 0.25x | 0.75x | 0.45x "
+                      "| 600x | 25\\% |", page)
+        self.assertIn("| keys | 2<sup>24</sup> | 1.500 | 11.18 | 0.33x | - | 0.60x | 800x |",
+                      page)
+        self.assertIn("CUB radix sort (pairs)",
+                      (self.tmp / "out" / "perf_h200_2026_12_01_lab_radix.svg").read_text())
+
+    def test_files_without_the_pairs_column_still_read(self):
+        result = self.run_tool(older(self.pairs_rows()))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = self.tmp / "out"
+        for name in ("lab_radix.svg", "all_2_24.svg"):
+            text = (out / name).read_text()
+            self.assertIn("CUB radix sort", text, name)
+            self.assertNotIn("(pairs)", text, name)
+        report = (out / "report.md").read_text()
+        self.assertNotIn("pairs |", report.split("\n")[2])  # the table's header
+        self.assertIn("| radix | onesweep_pairs | 16777216 | 2.000 | 8.39 | 0.25x | 0.45x | 25% |",
+                      report)
+        # One table of rows of both shapes (a newer file beside an older one): - where none.
+        merged = self.run_tool(older(self.pairs_rows()), HEADER + row(
+            "radix", "pairs", 1 << 24, 4.0, 0.5, 0.9, 1200, pairs="2.0000"))
+        self.assertEqual(merged.returncode, 0, merged.stderr)
+        report = (out / "report.md").read_text()
+        self.assertIn("| radix | pairs | 16777216 | 4.000 | 4.19 | 0.12x | 0.50x | 0.23x | - |",
+                      report)
+        self.assertIn("| radix | onesweep_pairs | 16777216 | 2.000 | 8.39 | 0.25x | - | 0.45x "
+                      "| 25% |", report)
+
+    def test_committed_results_files_make_the_page(self):
+        """make docs draws every file of docs/performance/, the older 13 columns included."""
+        committed = sorted((ROOT / "docs" / "performance").glob("*.csv"))
+        self.assertTrue(committed, "docs/performance/ has results files")
+        result = subprocess.run([sys.executable, str(TOOL), "--page", str(self.tmp / "out"),
+                                 *map(str, committed)], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        page = (self.tmp / "out" / "performance.md").read_text()
+        for path in committed:
+            self.assertIn(f"`{path.as_posix()}`", page)
+        with open(committed[0]) as f:
+            if "cub_radix_pairs_ms" not in f.readline():
+                self.assertNotIn("vs CUB radix pairs", page.split("## Measure")[0])
+
     def test_rows_it_cannot_trust_are_refused(self):
         cases = (("n,ms\n1,2\n", "header"),
                  (HEADER, "no rows"),
+                 (HEADER + row("radix", "pairs", 1 << 20, 0.5, 0.2, 0.4, 60, pairs="quick"),
+                  "line 2"),
+                 (older(HEADER) + row("radix", "pairs", 1 << 20, 0.5, 0.2, 0.4, 60,
+                                      pairs="0.3000"), "more fields than the header"),
                  (HEADER + row("radix", "keys", 1 << 20, 0.5, 0.2, 0.4, 60).replace(
                      ",0.5000,", ",fast,", 1), "line 2"),
                  (HEADER + row("radix", "keys", 1 << 20, 0.5, 0.2, 0.4, 60).replace(

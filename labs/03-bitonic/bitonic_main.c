@@ -179,10 +179,10 @@ int main(int argc, char **argv)
     const kit_lab_driver lab = {
         .name = "bitonic",
         .title = "Lab 03, bitonic sort of key/value pairs",
-        .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4", bytes_pairs},
+        .algos = {{"pairs", sort_pairs_ascending, 0, "3.1-3.4", bytes_pairs, .pairs = 1},
                   {"keys", sort_keys_ascending, 0, "3.1-3.4", bytes_keys},
                   {"multistride-pairs", multistride_pairs_ascending, 0, "3.5",
-                   bytes_multistride_pairs},
+                   bytes_multistride_pairs, .pairs = 1},
                   {"multistride-keys", multistride_keys_ascending, 0, "3.5",
                    bytes_multistride_keys}},
         .default_n = 4096,
