@@ -323,7 +323,12 @@ make bench-report BENCH_CSV=mine.csv
 ```
 
 Lab 05's `--bench` prints its own table (three distributions and the seed article's
-algorithm) and writes no rows.
+algorithm); its rows are those of uniform keys, one per version (simple, cdp, loop) and n.
+
+The rows at 2<sup>20</sup> keys take well under a millisecond each: there one slow moment of
+the machine shows, in the lab's time and CUB's of the same row (as in the H100 file's radix
+i32 and onesweep_pairs rows at 2<sup>20</sup>). Read a tier's speed at 2<sup>24</sup> and
+2<sup>26</sup>, or run it again.
 
 ## Commit a results file {#perf_commit}
 
