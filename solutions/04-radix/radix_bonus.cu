@@ -223,10 +223,12 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
 
 /**
  * TODO 4.6. The histograms of all ONESWEEP_PASSES digit positions in one read of the keys:
- * each block counts in shared memory (`s_bins[pass][digit]`, shared atomics), thread i
- * reading keys i, i + stride, ... (a grid-stride loop, four keys loaded before they are
- * counted); then thread d adds the block's counts of digit d of every pass to
- * `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; @p bins starts at 0).
+ * each block counts in shared memory (`s_bins[pass][digit]`, zeroed first, shared atomics),
+ * thread i reading keys i, i + stride, ... (a grid-stride loop, stride = all the threads of the
+ * grid; each round loads keys i, i + stride, i + 2 stride, i + 3 stride before it counts them,
+ * so that four loads are in flight); then thread d adds the block's counts of digit d of every
+ * pass to `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; ::onesweep_sort zeroed
+ * @p bins).
  */
 __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     onesweep_histograms_kernel(const unsigned int *keys, size_t n, unsigned int *bins)
@@ -301,12 +303,14 @@ __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid
  * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
  * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
  * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
- * lanes with the same digit (its *peers*); the highest peer (the *leader*) takes the number of
- * peers from the digit's counter (atomicAdd returns where the counter was) and hands the old
- * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of
+ * peers to the digit's counter with atomicAdd, which returns the counter's old value, and hands
+ * that value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
  * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
- * only in the last tile) takes no place and is nobody's peer. Every lane of the warp must call
- * it.
+ * only in the last tile) takes no place and is nobody's peer (a ballot of the valid bits, when
+ * not every key of the warp is valid); it still takes part in every ballot and shuffle, and
+ * its own peers may be none (leader -1: __shfl_sync takes the source lane modulo 32; its
+ * place is not used). Every lane of the warp must call it.
  */
 __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *places,
@@ -370,12 +374,15 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
 
 /**
  * TODO 4.6. One pass of the onesweep sort, one block per tile of RADIX_ONESWEEP_TILE keys in
- * the order the blocks start (tile number from @p counter). Thread d is digit d. The block
- * 1. loads its keys (and values) warp-striped and counts them per warp
- *    (::onesweep_count_warp into `s_counts[warp]`);
+ * the order the blocks start (tile number from @p counter, this pass's). Thread d is digit d;
+ * @p bins is this pass's row of the scanned bins (`bins[d]`: where the pass's first key of
+ * digit d goes), @p status the pass's status words (zeroed). The block
+ * 1. zeroes `s_counts`, takes its tile number, loads its keys (and values) warp-striped and
+ *    counts them per warp (::onesweep_count_warp into `s_counts[warp]`);
  * 2. thread d adds up the warps' counts of digit d, the tile's count, and publishes it at
  *    once (::STATUS_A; tile 0: ::STATUS_P), *before* the slow part, so that the tiles after it
- *    can go on; ::block_exclusive_scan of the counts gives `start[d]`, where digit d begins in
+ *    can go on; ::block_exclusive_scan of the counts (thread d's count as its first item, zeros
+ *    after, as in TODO 4.5) gives `start[d]`, where digit d begins in
  *    the sorted tile, and `s_counts[w][d]` becomes where warp w's first key of digit d goes:
  *    start[d] plus the counts of the warps before w;
  * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
