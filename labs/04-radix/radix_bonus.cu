@@ -37,28 +37,28 @@
 /**
  * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the
  * blocked arrangement (thread t gets tile positions `t * LOOKBACK_ITEMS + k`), through shared
- * memory so that the global reads are coalesced: thread t first reads positions
- * `k * THREADS_PER_BLOCK + t` (a warp reads 32 neighbouring words) into
- * `s_tile[LOOKBACK_PAD(p)]`, then, after a barrier, its own LOOKBACK_ITEMS neighbours (the
- * padding keeps the 32 lanes, which read 16 words apart, on 32 different banks). Values at or
- * past @p n read as 0. Every thread of the block must call it.
+ * memory so that the global reads are coalesced. Each warp does its own part of the tile, the
+ * `32 * LOOKBACK_ITEMS` positions from `first = warp * 32 * LOOKBACK_ITEMS`, which are its
+ * lanes' items: lane l first reads positions `first + 32 k + l` (the warp reads 32 neighbouring
+ * words) into `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other
+ * warp touches this part), its own LOOKBACK_ITEMS neighbours (the padding keeps the 32 lanes,
+ * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0.
  */
 __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
                                    unsigned int *items, unsigned int *s_tile)
 {
-    /* TODO 4.5: striped reads into shared memory, a barrier, blocked reads from it */
+    /* TODO 4.5: the warp's part: striped reads to shared, __syncwarp, blocked reads */
 }
 
 /**
- * TODO 4.5. The way back of ::lookback_load_tile: thread t writes its blocked @p items to
- * `s_tile`, and after a barrier writes positions `k * THREADS_PER_BLOCK + t` of the tile to
- * @p out (coalesced), those below @p n only. Every thread of the block must call it, after a
- * barrier that follows the last read of @p s_tile.
+ * TODO 4.5. The way back of ::lookback_load_tile, in the warp's own part of the tile: thread t
+ * writes its blocked @p items to `s_tile`, and after a __syncwarp() lane l writes positions
+ * `first + 32 k + l` of the tile to @p out (coalesced), those below @p n only.
  */
 __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
                                     const unsigned int *items, unsigned int *s_tile)
 {
-    /* TODO 4.5: blocked writes to shared memory, a barrier, striped writes out */
+    /* TODO 4.5: the warp's part: blocked writes to shared, __syncwarp, striped out */
 }
 
 /**
@@ -91,7 +91,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
+__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {

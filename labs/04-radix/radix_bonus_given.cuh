@@ -20,7 +20,8 @@
 /**
  * Nanoseconds a look-back warp sleeps (`__nanosleep`) before it reads a window again that still
  * holds an X: hundreds of warps polling the same few status words slow down the memory system
- * that the tiles they wait for need (on an H100, 0.65x the copy bandwidth without, 0.71x with).
+ * that the tiles they wait for need (on an H100, with an earlier version of the reference: 0.65x
+ * the copy bandwidth without, 0.71x with).
  */
 #define LOOKBACK_WAIT_NS 128u
 
