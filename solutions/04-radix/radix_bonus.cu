@@ -42,7 +42,8 @@
  * lanes' items: lane l first reads positions `first + 32 k + l` (the warp reads 32 neighbouring
  * words) into `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other
  * warp touches this part), its own LOOKBACK_ITEMS neighbours (the padding keeps the 32 lanes,
- * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0.
+ * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every
+ * lane of the warp must call it.
  */
 __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
                                    unsigned int *items, unsigned int *s_tile)
@@ -66,7 +67,8 @@ __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n
 /**
  * TODO 4.5. The way back of ::lookback_load_tile, in the warp's own part of the tile: thread t
  * writes its blocked @p items to `s_tile`, and after a __syncwarp() lane l writes positions
- * `first + 32 k + l` of the tile to @p out (coalesced), those below @p n only.
+ * `first + 32 k + l` of the tile to @p out (coalesced), those below @p n only. Every lane of
+ * the warp must call it.
  */
 __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
                                     const unsigned int *items, unsigned int *s_tile)
@@ -96,8 +98,8 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
  * with its aggregate (so that later tiles can go on without waiting for its look-back), then
  * looks back over windows of 32 predecessors, lane l reading `status[tile - 1 - 32 j - l]`:
  * while a lane of the window still reads ::STATUS_X the warp sleeps LOOKBACK_WAIT_NS
- * (__nanosleep) and reads the window again; then the
- * warp adds up the values from lane 0 up to the first lane that holds a ::STATUS_P (an
+ * (__nanosleep) and reads the window again; then the warp adds up the values from lane 0 up
+ * to the first lane that holds a ::STATUS_P (an
  * inclusive prefix: nothing before it is needed), or all 32 aggregates and goes on to the next
  * window. At the end lane 0 publishes ::STATUS_P with prefix + aggregate. Reads and writes of
  * @p status are volatile (never kept in a register or in L1, which is not coherent between
