@@ -71,11 +71,11 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
  * looks back over windows of 32 predecessors, lane l reading `status[tile - 1 - 32 j - l]`:
  * while a lane of the window still reads ::STATUS_X the warp sleeps LOOKBACK_WAIT_NS
  * (__nanosleep) and reads the window again; then the warp adds up the values from lane 0 up
- * to the first lane that holds a ::STATUS_P (an
- * inclusive prefix: nothing before it is needed), or all 32 aggregates and goes on to the next
- * window. At the end lane 0 publishes ::STATUS_P with prefix + aggregate. Reads and writes of
- * @p status are volatile (never kept in a register or in L1, which is not coherent between
- * SMs), and each is one 64-bit access: status and value come together.
+ * to the first lane that holds a ::STATUS_P (an inclusive prefix: nothing before it is
+ * needed), or all 32 aggregates and goes on to the next window. At the end lane 0 publishes
+ * ::STATUS_P with prefix + aggregate. Reads and writes of @p status are volatile (never kept in
+ * a register or in L1, which is not coherent between SMs), and each is one 64-bit access:
+ * status and value come together.
  */
 __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigned int tile,
                                              unsigned int aggregate)
