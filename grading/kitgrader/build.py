@@ -232,6 +232,7 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     kit_in = _inside(iso, lab.kit.root, INSIDE_KIT)
     src_in = _inside(iso, source, f"{INSIDE_WORK}/{Path(source).name}")
     first_in = _inside(iso, first, f"{INSIDE_WORK}/{Path(first).name}") if first else None
+    include_first = ["-include", first_in] if first_in else []
     obj_in = _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}")
     deps = work / "deps.d"
     deps_in = _inside(iso, deps, f"{INSIDE_WORK}/deps.d")
@@ -254,13 +255,11 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     # every header came from an allowed folder.
     kept_in = _inside(iso, kept, f"{INSIDE_WORK}/{kept.name}")
     step = _step(boxed([tc.nvcc, *flags, "-keep", "-keep-dir", kept_in, "-MD", "-MF", deps_in,
-                        "-c", src_in, *(["-include", first_in] if first_in else []),
-                        "-o", obj_in]),
+                        "-c", src_in, *include_first, "-o", obj_in]),
                  lab.kit.root, work, lab.kit.root, time_limit, "compiling")
     # The preprocessed text is both files' when first is given, and either may have made
-    # what it holds (the student file's macros expand in it too): both are named, the
-    # student file first, as check_dependencies() names them.
-    label = " or ".join(Path(p).name for p in ([first] if first else []) + [source])
+    # what it holds (the student file's macros expand in it too): both are named.
+    label = lab.files_named if first else Path(source).name
     problem = includes.scan_preprocessed_folder(kept, label)
     shutil.rmtree(kept, ignore_errors=True)
     if problem:
@@ -271,10 +270,8 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
         # Without bubblewrap the compiler sees the whole machine, and its error message could
         # quote a file it had no business reading: list the headers alone (nvcc -M) and check
         # them before the message is shown. (In bubblewrap nothing secret is there to quote.)
-        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in,
-                               *(["-include", first_in] if first_in else []), "-o", deps_in]),
-                        lab.kit.root,
-                        work, lab.kit.root, time_limit, "compiling")
+        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in, *include_first, "-o", deps_in]),
+                        lab.kit.root, work, lab.kit.root, time_limit, "compiling")
         problem = header_problem() if listing.ok else None
         if problem:
             return Step(ok=False, command=step.command, output="", message=problem,
