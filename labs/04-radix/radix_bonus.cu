@@ -18,9 +18,10 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/* Given, in radix_bonus_given.cuh (read it once): LOOKBACK_ITEMS, ONESWEEP_ITEMS,
- * ONESWEEP_PASSES and ONESWEEP_HISTOGRAM_BLOCKS; the status words (STATUS_X, STATUS_A, STATUS_P,
- * lookback_word() and onesweep_word() with their readers) and onesweep_digit(); the workspaces
+/* Given, in radix_bonus_given.cuh (read it once): LOOKBACK_ITEMS, LOOKBACK_WAIT_NS,
+ * ONESWEEP_ITEMS, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and ONESWEEP_HISTOGRAM_BLOCKS; the status
+ * words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and onesweep_word() with their readers),
+ * onesweep_digit() and onesweep_peers() (the lanes of a warp with the same digit); the workspaces
  * (lookback_buffers, onesweep_buffers); the declaration of your block_exclusive_scan(); and the
  * API functions of TODOs 4.5 and 4.6, which check their arguments, allocate and call yours.
  * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are
@@ -199,9 +200,9 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
  * 2. thread d adds up the warps' counts of digit d, the tile's count, and publishes it at
  *    once (::STATUS_A; tile 0: ::STATUS_P), *before* the slow part, so that the tiles after it
  *    can go on; ::block_exclusive_scan of the counts (thread d's count as its first item, zeros
- *    after, as in TODO 4.5) gives `start[d]`, where digit d begins in
- *    the sorted tile, and `s_counts[w][d]` becomes where warp w's first key of digit d goes:
- *    start[d] plus the counts of the warps before w;
+ *    after, as in TODO 4.5) gives `start[d]`, where digit d begins in the sorted tile, and
+ *    `s_counts[w][d]` becomes where warp w's first key of digit d goes: start[d] plus the
+ *    counts of the warps before w;
  * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
  * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
  *    and sets `offset[d] = bins[d] + before - start[d]`;
