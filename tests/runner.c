@@ -134,10 +134,10 @@ __attribute__((weak)) void kit_register_hidden_suites(void)
 {
 }
 
-/* ---- the lab's code in a process of its own (tests/remote.h) ---------------------------- */
+/* ---- the lab's code in a process of its own (grading/runtime/remote.h) ---------------------------- */
 
 /* A test binary that holds the lab's code itself (what make builds) has no executor; the
- * grader's verdict binaries link tests/remote_client.c, whose definitions win. */
+ * grader's verdict binaries link grading/runtime/remote_client.c, whose definitions win. */
 __attribute__((weak)) int kit_remote_configure(char **command)
 {
     (void)command;

@@ -50,7 +50,7 @@ mkdir -p "$copy/labs/99-demo"
 echo '/* demo */' > "$copy/labs/99-demo/demo.h"
 message=$(make --no-print-directory -C "$copy" -n help 2>&1)
 check "a lab without its files stops make, naming them" \
-    grep -q 'a lab lacks files every lab needs: .*labs/99-demo/demo.cu.*tests/api_99_demo.c' \
+    grep -q 'a lab lacks files every lab needs: .*labs/99-demo/demo.cu.*grading/calls/api_99_demo.c' \
     <<< "$message"
 
 echo "check-build: $passed passed, $failed failed"

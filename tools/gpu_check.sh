@@ -46,8 +46,8 @@ nvidia-smi -L >> "$summary" 2>&1
 if want tests; then
 run_step "host suites + keyflip_device (test_common)" "$out/tests.log" "$build/test_common"
 run_step "GPU suites: solutions pass, skeletons fail" "$out/tests.log" \
-    bash tests/check_gpu.sh "$build" "$@"
-cat "$build"/check-gpu/*.log >> "$out/tests.log" 2>/dev/null
+    bash tests/check_lab_suites.sh "$build" "$@"
+cat "$build"/check-lab-suites/*.log >> "$out/tests.log" 2>/dev/null
 fi
 
 # compute-sanitizer slows kernels down a hundredfold: memcheck and racecheck run the tests

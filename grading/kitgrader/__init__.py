@@ -10,12 +10,14 @@ One job per module:
     forbidden  what a lab's object file may not use or define (found with nm)
     sandbox    the sandbox that compiling and running student code happens in (bubblewrap)
     speed      timing a lab's sort against the reference solution's
+    cpu        the CPU time a student's process may use (the sort must run on the GPU)
     sanitize   compute-sanitizer memcheck and racecheck, and reading their reports
     gpu        is a GPU here, is it free, which ones
     results    what grading finds, and the scores that follow from it
     grader     grading one submission, lab by lab
     report     the terminal table, results.json (Gradescope), the CSV gradebook
     classroom  grading a folder of submissions, several at once on several GPUs
+    slurm      grading a class through Slurm: one job array, one task per submission
 
 Only the Python 3 standard library is used (3.9 or newer).
 """

@@ -10,7 +10,7 @@ compile, nvcc lists the headers the file pulls in, and a header from anywhere el
 The compile keeps what its preprocessor made of the file (nvcc -keep), and the grader scans
 that, what the assembler is given, for incbin and its kin before it takes the object.
 
-The student's object is linked, also in the sandbox, into the lab's executor (tests/remote.h):
+The student's object is linked, also in the sandbox, into the lab's executor (grading/runtime/remote.h):
 the kit's dispatcher and the lab's call table, with the copy functions wrapped so the
 dispatcher counts what reaches the host. The verdict binaries hold no student code: make built
 them (build/grading/).
@@ -40,7 +40,7 @@ COMPILE_LIMITS = sandbox.Limits(cpu_s=COMPILE_TIME_LIMIT_S, address_space=8 * GI
 # The executor: CUDA needs address space, so heap and writable memory are limited instead.
 RUN_LIMITS = dict(data=16 * GIB, file_size=64 << 20, processes=512, open_files=4096,
                   tmp_size=256 << 20)
-# Copies the dispatcher counts (tests/remote_executor.c): every function the allowlist lets a
+# Copies the dispatcher counts (grading/runtime/remote_executor.c): every function the allowlist lets a
 # lab file use to copy from the device to the host.
 WRAPPED_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyFromSymbol")
 INSIDE_KIT = "/kit"  # the kit's read-only parts, in the sandbox
@@ -288,8 +288,9 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
 def executor_parts(lab):
     """What the grader links a student's object with, besides the CUDA runtime."""
     kit = lab.kit
-    return [kit.obj("tests", "remote_executor.o"), kit.obj("tests", "shared_memory.o"),
-            kit.obj("tests", f"api_{lab.symbol_id}.exec.o"), kit.libkit]
+    return [kit.obj("grading", "runtime", "remote_executor.o"),
+            kit.obj("grading", "runtime", "shared_memory.o"),
+            kit.obj("grading", "calls", f"api_{lab.symbol_id}.exec.o"), kit.libkit]
 
 
 def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
@@ -318,7 +319,7 @@ def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
     limits = sandbox.Limits(cpu_s=time_limit + 10, **RUN_LIMITS)
     ro = [(str(executor), INSIDE_EXECUTOR), *wrapper_binds]
     # Every kernel is loaded when the context is made, before the executor says it is ready
-    # (tests/remote_executor.c): loading is then nobody's CPU time, not the student's, and
+    # (grading/runtime/remote_executor.c): loading is then nobody's CPU time, not the student's, and
     # the same for every solution however many kernels it has.
     return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
                            cwd="/tmp", gpu=True, limits=limits,

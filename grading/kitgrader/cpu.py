@@ -2,7 +2,7 @@
 
 The verdict process (and the timed driver) measures the executor's CPU time from outside, as
 the kernel accounts it to the executor and every process in its sandbox, over the whole test
-from the moment the executor said CUDA was ready (tests/remote_client.c): the student's
+from the moment the executor said CUDA was ready (grading/runtime/remote_client.c): the student's
 process cannot report it, hide it, or move it into a window nobody looks at. A GPU sort costs
 the host little (launches and the copies the test makes, the same for every solution); a sort
 done on the host costs what the sort costs. The budget of a test is measured on the reference
@@ -13,7 +13,7 @@ solution, on this machine, for the same test:
 The factor leaves room for legitimate differences (a student's code may allocate per call
 where the reference does not); the slack absorbs the noise of tests that share the GPU. The
 test's data never passes through the executor (the verdict process holds its buffers,
-tests/shared_memory.h), so an honest process's CPU time is its launches, and a host sort's is
+grading/runtime/shared_memory.h), so an honest process's CPU time is its launches, and a host sort's is
 the sort and its copies. The rubric's "tests" confine the budget to tests where that holds:
 large inputs, few launches. In a launch-bound test an honest loop that waits after every
 launch can cost more than a host sort (docs/instructor.md, "How the grader keeps its word").

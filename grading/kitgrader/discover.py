@@ -3,14 +3,21 @@
 A lab registers itself by its files; the grader needs no list of labs:
     labs/NN-name/name.h            the lab's API (and name_main.c, its driver)
     tests/test_NN_name.c           its CUnit suites, one per TODO
+    grading/calls/api_NN_name.c    its call table: the API as the verdict process sends it
     solutions/NN-name/name.cu      the reference solution (speed points are measured against it)
     grading/rubric/NN-name.json    its rubric (optional: a default one otherwise)
-and `make` builds, under build/, everything the grader links a student's file with:
-    build/obj/tests/test_NN_name.o, build/obj/tests/runner.o, build/obj/tests/gpu_harness.o,
-    build/lib/libkit.a, build/lib/libcunit.a, build/grading.env (nvcc and its flags),
-    build/solution/test_NN_name (lists the tests), build/solution/obj/NN-name.o,
-    build/obj/labs/NN-name/name_main.o, build/obj/common/baselines.o,
-    build/obj/grading/timed_driver.o, build/tools/gpu_probe.
+and `make` builds, under build/, what a graded test runs as two processes
+(grading/runtime/remote.h):
+    the verdict process, prebuilt from the kit's code alone: build/grading/verdict_NN_name
+    (runner, suites, verifier, the call table's stubs; its `-l` lists the tests);
+    the executor, which the grader links in the sandbox from the student's object and
+    build/obj/grading/runtime/{remote_executor,shared_memory}.o,
+    build/obj/grading/calls/api_NN_name.exec.o and build/lib/libkit.a (build.executor_parts);
+and, for speed points, build/grading/timed_NN_name with the reference's executor
+(build/solution/obj/NN-name.o, build/obj/labs/NN-name/name_main.o,
+build/obj/grading/runtime/timed_driver.o, build/obj/common/baselines.o). Besides:
+build/grading.env (nvcc and its flags), build/lib/libcunit.a, build/tools/gpu_probe and
+build/tools/sandbox_exec.
 """
 
 from __future__ import annotations
@@ -72,7 +79,7 @@ class Kit:
 
     @property
     def timed_driver_obj(self):
-        return self.obj("grading", "timed_driver.o")
+        return self.obj("grading", "runtime", "timed_driver.o")
 
     @property
     def baselines_obj(self):

@@ -12,7 +12,7 @@ steps 6-7 run one lab at a time, so that timings are taken on a quiet GPU):
   2. refuse includes from outside the lab, common/, CUDA and the system (includes.py), then
      compile it alone with nvcc in the sandbox (an error: 0 points, the compiler's message);
   3. read its imports: anything the lab does not allow scores 0 (allowlist.py, forbidden.py);
-  4. link it, in the sandbox, into the lab's executor (tests/remote.h);
+  4. link it, in the sandbox, into the lab's executor (grading/runtime/remote.h);
   5. run each test: the kit's verdict binary (no student code) in its own process group with
      the rubric's time limit, talking to the executor in the sandbox (run.py); --test-jobs
      tests at once;
@@ -278,7 +278,7 @@ class SubmissionGrader:
         self.labs = labs if labs is not None else context.labs
         self.env = gpu.gpu_env(gpu_id)
         # The verdict processes learn the GPU from the grader's probe, never from the
-        # student's process (tests/remote_client.c); without a probe, of no GPU at all.
+        # student's process (grading/runtime/remote_client.c); without a probe, of no GPU at all.
         self.env["KIT_GPU_FACTS"] = "none the grader did not probe the GPU (--no-gpu-check)"
         # The slot's own uid and its GPU's device file alone ("": no GPU, for the grader's
         # own tests, which run none).
@@ -681,7 +681,7 @@ class SubmissionGrader:
 
     def _test_env(self, lab, test):
         """The environment of a test's processes. Where the rubric judges CPU time, the verdict
-        process holds the test's buffers (tests/shared_memory.h), so that the executor's CPU
+        process holds the test's buffers (grading/runtime/shared_memory.h), so that the executor's CPU
         time is the student's work alone; elsewhere they live in the executor
         (KIT_DATA_PLANE=executor), as under compute-sanitizer. There the CPU time is not
         judged, so the shared buffers would prove nothing, and they cost a second CUDA context

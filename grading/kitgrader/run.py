@@ -455,7 +455,7 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
                    "output_bytes": result.output_bytes, "channel_lines": len(lines),
                    "cpu_ms": noted_cpu_ms(channel) if channel.good else None,
                    "executor": (channel.notes.get("executor") or [None])[-1],
-                   # why the test's buffers lived in the executor (tests/shared_memory.h)
+                   # why the test's buffers lived in the executor (grading/runtime/shared_memory.h)
                    "plane": (channel.notes.get("plane") or [None])[-1]}
     failure = noted_failure(channel, test.id) if channel.good else ""
     if result.start_error:

@@ -40,7 +40,7 @@ GPU sees only its GPU's device file (gpu_device_files()).
 
 Policy is enforced by the kernel: commands that run student code (executor runs) pass
 --seccomp run (a thread may be made, no process, no exec, no signal to another process, no
-socket but AF_UNIX, which the CUDA driver needs, ...; tools/sandbox_exec.c), or --seccomp tool under compute-sanitizer, which
+socket but AF_UNIX, which the CUDA driver needs, ...; grading/runtime/sandbox_exec.c), or --seccomp tool under compute-sanitizer, which
 must start its target. The inner launcher installs it in the bubblewrap kinds, the outer one
 in nobody and none. Compiles get none (nvcc starts processes, and runs no student code).
 
@@ -81,7 +81,7 @@ SANDBOXES_PER_SLOT = 16
 INSIDE_LAUNCHER = "/run/sandbox_exec"  # where the launcher is bound inside bubblewrap
 SECCOMP_PROFILES = ("run", "tool")
 SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-EXIT_SANDBOX = 125  # sandbox_exec could not set things up (tools/sandbox_exec.c)
+EXIT_SANDBOX = 125  # sandbox_exec could not set things up (grading/runtime/sandbox_exec.c)
 
 # Seen inside, read-only: /usr, and the top-level folders that are often links into it.
 SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")

@@ -5,7 +5,7 @@ shared-memory hazards, such as a missing __syncthreads(), which can go unseen by
 because a racy kernel often sorts correctly anyway. Each tool runs each chosen test of the
 lab (the tests marked [sanitize]: the first one, all of them, or those the rubric names):
 the kit's verdict binary runs the test as always, and the sanitizer runs the executor, the
-process with the student's code, in the sandbox (tests/remote.h). The kit builds with
+process with the student's code, in the sandbox (grading/runtime/remote.h). The kit builds with
 -lineinfo, so reports name the student file's lines.
 
 Whether the tool found something is its exit status (--error-exitcode), read by the verdict
@@ -109,7 +109,7 @@ def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
     command = [str(verdict), "-t", test_id, "--", *executor]
     # The test's buffers live in the executor here, each exactly as large as asked: memcheck
     # knows a buffer's end only from its allocation, and the verdict process's shared buffers
-    # (tests/shared_memory.h) are whole pages, so a write past n keys would land inside one.
+    # (grading/runtime/shared_memory.h) are whole pages, so a write past n keys would land inside one.
     # No CPU time is judged in a sanitizer run.
     env = dict(env if env is not None else os.environ, KIT_DATA_PLANE="executor")
     result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True)

@@ -3,7 +3,7 @@ the same run, on the same inputs.
 
 One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_main.o with
 grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
-result, and drives two executors (tests/remote.h), one linked with the reference solution's
+result, and drives two executors (grading/runtime/remote.h), one linked with the reference solution's
 object and one with the student's, both in the sandbox, each started once. Each side runs
 ROUNDS rounds, in the order reference, student, student, reference: the student's executor
 starts after the reference's first round and has ended before the reference's last, so the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A stand-in for a lab's executor in the grader's own tests (no GPU needed): it speaks the
-protocol of tests/remote.h on descriptor 3, keeps "device memory" in its own process, and
+protocol of grading/runtime/remote.h on descriptor 3, keeps "device memory" in its own process, and
 sorts for Lab 01's `oddeven_sort`, so the kit's real timed driver (build/grading/timed_01_oddeven)
 can time it with its data in the executor (KIT_DATA_PLANE=executor).
 

@@ -61,9 +61,9 @@ def make_fixture_build():
     tmp.chmod(0o755)  # the sandbox's uids must reach the build (a class run fails closed)
     fb = tmp / "build"
     for part in ["obj/tests/runner.o", "obj/tests/gpu_harness.o", "lib/libkit.a",
-                 "lib/libcunit.a", "tools/gpu_probe", "obj/grading/timed_driver.o",
-                 "obj/common/baselines.o", "obj/tests/remote_client.o",
-                 "obj/tests/remote_executor.o", "obj/tests/shared_memory.o",
+                 "lib/libcunit.a", "tools/gpu_probe", "obj/grading/runtime/timed_driver.o",
+                 "obj/common/baselines.o", "obj/grading/runtime/remote_client.o",
+                 "obj/grading/runtime/remote_executor.o", "obj/grading/runtime/shared_memory.o",
                  "tools/sandbox_exec"]:
         source = BUILD / part
         if not source.exists():
@@ -90,19 +90,21 @@ def make_fixture_build():
         sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'common'}",
             f"-I{ROOT / 'tests'}", f"-I{FIXTURE_KIT / 'labs' / lab}", f"-I{cuda_include}", "-c",
             str(FIXTURE_KIT / "tests" / f"test_{ident}.c"), "-o", str(test_obj)])
-        # The grader's split of a test (tests/remote.h): the verdict binary and the
+        # The grader's split of a test (grading/runtime/remote.h): the verdict binary and the
         # executor's half of the call table.
-        includes = [f"-I{ROOT / 'common'}", f"-I{ROOT / 'tests'}",
+        includes = [f"-I{ROOT / 'common'}", f"-I{ROOT / 'grading' / 'runtime'}",
                     f"-I{FIXTURE_KIT / 'labs' / lab}", f"-I{cuda_include}"]
-        api = FIXTURE_KIT / "tests" / f"api_{ident}.c"
+        api = FIXTURE_KIT / "grading" / "calls" / f"api_{ident}.c"
+        calls = fb / "obj" / "grading" / "calls"
+        calls.mkdir(parents=True, exist_ok=True)
         for variant, extra in (("", []), (".exec", ["-DKIT_REMOTE_EXECUTOR"])):
             sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *includes, *extra, "-c", str(api),
-                "-o", str(fb / "obj" / "tests" / f"api_{ident}{variant}.o")])
+                "-o", str(calls / f"api_{ident}{variant}.o")])
         (fb / "grading").mkdir(exist_ok=True)
         sh([cc, "-o", str(fb / "grading" / f"verdict_{ident}"), str(fb / "obj/tests/runner.o"),
             str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
-            str(fb / "obj" / "tests" / f"api_{ident}.o"), str(fb / "obj/tests/remote_client.o"),
-            str(fb / "obj/tests/shared_memory.o"), str(fb / "lib/libkit.a"),
+            str(calls / f"api_{ident}.o"), str(fb / "obj/grading/runtime/remote_client.o"),
+            str(fb / "obj/grading/runtime/shared_memory.o"), str(fb / "lib/libkit.a"),
             str(fb / "lib/libcunit.a"), "-lm"])
         solution_obj = fb / "solution" / "obj" / f"{lab}.o"
         solution_obj.parent.mkdir(parents=True, exist_ok=True)
@@ -719,7 +721,7 @@ class HostileSubmissions(unittest.TestCase):
         (klass / "a_attacker").mkdir(parents=True)
         (klass / "b_good").mkdir()
         kit_files = [fb / "lib" / "libkit.a", fb / "grading" / "verdict_93_sandbox",
-                     fb / "obj" / "tests" / "remote_executor.o"]
+                     fb / "obj" / "grading" / "runtime" / "remote_executor.o"]
         source = ATTACKER
         for key, path in (("LIBKIT", kit_files[0]), ("VERDICT", kit_files[1]),
                           ("EXECUTOR_OBJ", kit_files[2]),
@@ -878,7 +880,7 @@ class MeasuredFromOutside(unittest.TestCase):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertIn("never opened the GPU", tests[name]["output"])
         # Without a driver the verdict process cannot hold the test's buffers itself
-        # (tests/shared_memory.h): they live in the executor then, and the log says why.
+        # (grading/runtime/shared_memory.h): they live in the executor then, and the log says why.
         try:
             ctypes.CDLL("libcuda.so.1")
         except OSError:

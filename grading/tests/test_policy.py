@@ -4,7 +4,7 @@
 usage: python3 grading/tests/test_policy.py [--build BUILD] [unittest options, test names]
 
 Covered, each tried for real where it can be:
-  * seccomp (tools/sandbox_exec.c --seccomp): a small C program, compiled here with gcc,
+  * seccomp (grading/runtime/sandbox_exec.c --seccomp): a small C program, compiled here with gcc,
     tries fork, a raw fork, execve, an AF_INET socket, signals to init, its parent and its
     group, ptrace, unshare, setsid and mount, and makes a thread and raise()s a signal, under the
     run profile (alone, and in bubblewrap through sandbox.command()) and the tool profile;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the grader's sandbox (grading/kitgrader/sandbox.py, tools/sandbox_exec.c).
+"""Tests of the grader's sandbox (grading/kitgrader/sandbox.py, grading/runtime/sandbox_exec.c).
 
 usage: python3 grading/tests/test_sandbox.py [--build BUILD] [unittest options, test names]
 

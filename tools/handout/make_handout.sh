@@ -26,7 +26,7 @@ shipped() { # paths of the kit that students get
     list .clang-format .gitignore Makefile common labs tests grading docs tools
 }
 excluded() { # what they never get, whatever else the folders hold
-    grep -Ev '^(solutions/|grading/tests/|tests/hidden/|tools/handout/|tools/gradescope/|\.ci/)'
+    grep -Ev '^(solutions/|grading/tests/|tests/hidden/|tools/handout/|grading/gradescope/|\.ci/)'
 }
 shipped | excluded | while read -r path; do
     mkdir -p "$dest/$(dirname "$path")"

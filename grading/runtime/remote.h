@@ -5,13 +5,13 @@
  * When grading/grade runs a test, two processes take part:
  * - the **verdict** process: the kit's CUnit runner, the lab's suites, the verifier and the
  *   result channel, and no student code at all. Its calls of the lab's API and of the CUDA
- *   runtime go to stubs (tests/remote_client.c and the lab's tests/api_NN_name.c) that send
+ *   runtime go to stubs (grading/runtime/remote_client.c and the lab's grading/calls/api_NN_name.c) that send
  *   each call over a socket;
  * - the **executor**: the student's object, linked with a small dispatcher
- *   (tests/remote_executor.c), in the grader's sandbox. It is the only process that runs GPU
+ *   (grading/runtime/remote_executor.c), in the grader's sandbox. It is the only process that runs GPU
  *   code: it maps the test's buffers, runs the student's functions, and answers with data
  *   (return values), never with a verdict.
- * On a GPU the verdict process holds the test's buffers itself (tests/shared_memory.h) and
+ * On a GPU the verdict process holds the test's buffers itself (grading/runtime/shared_memory.h) and
  * hands the executor a descriptor for each (KIT_OP_IMPORT); the copies in and out are its own.
  * Without one (or with KIT_DATA_PLANE=executor, as in sanitizer runs) the executor allocates
  * them and their bytes travel over the socket (KIT_OP_MALLOC, KIT_OP_TO_DEVICE, ...).
@@ -66,7 +66,7 @@ typedef enum {
     KIT_OP_HELLO,         /**< the first request: set up CUDA, then answer (status only) */
     KIT_OP_IMPORT,        /**< map the verdict's buffer: arg0 its address there, arg1 bytes;
                                its descriptor comes with the request (SCM_RIGHTS); answer
-                               value = the address here (tests/shared_memory.h) */
+                               value = the address here (grading/runtime/shared_memory.h) */
     KIT_OP_UNIMPORT,      /**< wait for the GPU, then unmap the buffer at arg0 (the verdict's) */
 } kit_remote_op;
 

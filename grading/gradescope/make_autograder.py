@@ -8,7 +8,7 @@ kit's Git checkout (or tree), solutions/ and hidden tests included (speed points
 against the reference), less the grader's own tests and fixtures, CI and build outputs. The
 kit is built by setup.sh on the image, not here, so the zip holds no binaries.
 
-usage: tools/gradescope/make_autograder.py BUILD_DIR
+usage: grading/gradescope/make_autograder.py BUILD_DIR
 """
 import os
 import subprocess

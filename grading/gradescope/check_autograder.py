@@ -5,7 +5,7 @@ scripts there), runs setup.sh (make deps, make; KIT_CHECK_ARCH, default sm_90, f
 puts the skeletons of every lab in submission/, runs run_autograder, and checks the
 results/results.json it writes against the fields Gradescope's specification requires: a
 score of 0 and an output saying that grading needs a GPU.
-usage: tools/gradescope/check_autograder.py BUILD_DIR
+usage: grading/gradescope/check_autograder.py BUILD_DIR
 """
 import json
 import os

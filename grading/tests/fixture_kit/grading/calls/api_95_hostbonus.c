@@ -1,4 +1,4 @@
-/* Fixture lab 95's API as a graded test reaches it (see tests/remote_api.h). */
+/* Fixture lab 95's API as a graded test reaches it (see grading/runtime/remote_api.h). */
 #include "hostbonus.h"
 #include "remote_api.h"
 

@@ -1,5 +1,5 @@
 /*
- * grading/timed_driver.c: what the grader times a lab's sort with (its speed points).
+ * grading/runtime/timed_driver.c: what the grader times a lab's sort with (its speed points).
  *
  * A lab's driver is its NAME_main.o, which describes the lab's sorts (--algo) and calls
  * kit_driver_main(). The grader links NAME_main.o with this object placed before libkit.a, so
@@ -9,7 +9,7 @@
  *
  * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [--rounds K]
  *                [--round-limit SECONDS] --reference-words W -- REFERENCE... STUDENT...
- *   The grader links this with the lab's driver and the remote stubs (tests/remote.h), so the
+ *   The grader links this with the lab's driver and the remote stubs (grading/runtime/remote.h), so the
  *   lab's code runs in an executor, a process of its own, and the clock stays here. Two
  *   executors take part: the reference solution's (the W words after `--` are its command)
  *   and the student's (the rest). N is decimal or 2^K.

@@ -23,7 +23,7 @@
 #include "remote_api.h"
 #include "shared_memory.h"
 
-/* ---- the lab's functions, registered by tests/api_NN_name.c ---------------------------- */
+/* ---- the lab's functions, registered by grading/calls/api_NN_name.c ---------------------------- */
 
 #define MAX_FUNCTIONS 64
 static struct {
@@ -280,7 +280,7 @@ static cudaError_t set_up_cuda(void)
     return err;
 }
 
-/* Maps a buffer of the verdict process (tests/shared_memory.h) into this context. */
+/* Maps a buffer of the verdict process (grading/runtime/shared_memory.h) into this context. */
 static void import(const kit_remote_request *r, int fd)
 {
     int device = 0;

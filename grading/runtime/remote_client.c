@@ -1,9 +1,9 @@
 /*
  * The verdict side of a graded test (see remote.h): the CUDA runtime calls the kit's tests
- * make, and the lab's API calls (tests/api_NN_name.c), sent to the executor that runs the
+ * make, and the lab's API calls (grading/calls/api_NN_name.c), sent to the executor that runs the
  * student's code. Linked instead of the CUDA runtime into build/grading/verdict_NN_name and
  * timed_NN_name, which therefore hold no student code and no GPU code; on a GPU they hold the
- * test's buffers (tests/shared_memory.h), so its data never passes through the student's
+ * test's buffers (grading/runtime/shared_memory.h), so its data never passes through the student's
  * process.
  *
  * Everything the executor answers is data from an untrusted process: sizes are checked
@@ -40,7 +40,7 @@ static double last_cpu_ms = -1;   /* the last test's, for its note */
 /* Buffers the test freed, still mapped on both sides, for its next cudaMalloc: a test that
  * allocates per check would otherwise have the executor map a new buffer each time, CPU time
  * that is nobody's work but noise in the budget. They go at the end of the test
- * (tests/shared_memory.h). */
+ * (grading/runtime/shared_memory.h). */
 #define PARKED_MAX 32
 static struct {
     uint64_t address, mapped;
@@ -591,7 +591,7 @@ int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *a
     return reply.value;
 }
 
-/* ---- the test's device memory: the verdict's own (tests/shared_memory.h) ----------------- */
+/* ---- the test's device memory: the verdict's own (grading/runtime/shared_memory.h) ----------------- */
 
 /*
  * Whether this process holds the test's buffers itself: on a GPU the grader's probe saw,

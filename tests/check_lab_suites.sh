@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# make check-gpu: on a machine with a GPU, the GPU suites must pass against every solution
-# and fail cleanly against every skeleton (exit code 1, no test passing, no crash, no hang).
+# make check-lab-suites (a step of make check): every lab's suites against its solution and
+# its skeleton. On a machine with a GPU, the GPU suites must pass against every solution and
+# fail cleanly against every skeleton (exit code 1, no test passing, no crash, no hang).
+# (make gpu-check, tools/gpu_check.sh, is the whole pass on a GPU host: this, sanitizers,
+# grading and benchmarks.)
 # A suite N.0_... tests the tests' own CPU references (Lab 04's 4.0_references): it holds no
 # student code, is worth no points, and passes against a skeleton too.
 # Without a GPU it says so and checks the labs' host suites only (see below).
-# usage: tests/check_gpu.sh BUILD_DIR LAB...
+# usage: tests/check_lab_suites.sh BUILD_DIR LAB...
 set -u
 build=$1
 shift
 if [ ! -d solutions ]; then
-    echo "check-gpu: no solutions/ here (a student package): 'make grade' runs your labs' GPU tests"
+    echo "check-lab-suites: no solutions/ here (a student package): 'make grade' runs your labs' GPU tests"
     exit 0
 fi
 if ! probe=$("$build/tools/gpu_probe"); then
@@ -53,7 +56,7 @@ limit=${KIT_SUITE_TIME_LIMIT:-600}
 status=0
 for lab in "$@"; do
     id=${lab//-/_}
-    log=$build/check-gpu
+    log=$build/check-lab-suites
     mkdir -p "$log"
     timeout -k 5 "$limit" "$build/solution/test_$id" > "$log/solution_$id.log" 2>&1
     rc=$?

@@ -2,7 +2,7 @@
  * @file remote_api.h
  * @brief Listing a lab's API once for both processes of a graded test (see remote.h).
  *
- * Each lab has a file tests/api_NN_name.c that names its API functions with the macros
+ * Each lab has a file grading/calls/api_NN_name.c that names its API functions with the macros
  * below. make compiles that file twice:
  * - as it is, for the verdict process: each macro becomes a stub with the function's own
  *   name and signature, which sends the call to the executor and returns its answer;
