@@ -26,19 +26,15 @@ import time
 import unittest
 from pathlib import Path
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
-import counted  # noqa: E402  (grading/tests/counted.py)
+from testkit import FIXTURE_KIT, GRADING, ROOT, TESTS  # noqa: E402
 
 from kitgrader import (GraderError, build, discover, forbidden, rubric, run,  # noqa: E402
                        sanitize, speed)
 
-FIXTURE_KIT = TESTS / "fixture_kit"
-HOST = TESTS / "fixtures" / "host"
+HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount", "95-hostbonus"]
 BUILD = ROOT / "build"  # the real build; --build changes it
 STATE = {}  # the fixture build, made once
@@ -1373,12 +1369,12 @@ class RealKitBuilds(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     if not (BUILD / "grading.env").exists():
         print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
         return 2
     print("check-grader: the grader's own tests (fixture kit, no GPU needed)", flush=True)
-    return counted.run_and_count("check-grader", rest)
+    return testkit.run_and_count("check-grader", rest)
 
 
 if __name__ == "__main__":
