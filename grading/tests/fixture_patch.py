@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""fixture_patch: writes a grader GPU fixture's student file from the reference solution.
+"""fixture_patch: writes a grader fixture's student files from the solution they change.
 
     grading/tests/fixture_patch.py grading/tests/fixtures/gpu/slow [-o OUT_FILE] [--solution FILE]
+    grading/tests/fixture_patch.py grading/tests/fixtures/host/crash -o OUT_FOLDER
 
 Most GPU fixtures (grading/tests/fixtures/gpu/) are the reference solution with one fault.
 Such a fixture holds a `change.cu` instead of a copy of the solution: the fixture's header
@@ -42,6 +43,19 @@ written and the message names the fixture, the edit and what was found. A change
 leaves the solution as it was is refused too.
 
 A fixture with its own oddeven.cu (a file of its own, not a change) is copied as it is.
+
+Host fixtures (grading/tests/fixtures/host/, the submissions test_grader.py and its siblings
+grade against the fixture kit) are folders shaped as a student hands them in. Most of their
+student files are a solution of the fixture kit (grading/tests/fixture_kit/solutions/) with
+one fault, or the solution under a comment of its own; such a file is stored as NAME.change.cu
+beside where NAME.cu goes, in the language above, and changes the fixture kit's solution
+NAME.cu (no marked blocks there, so no IN). `/* BASE NAME */` starts from the sibling fixture
+NAME's own NAME.cu (found at any depth in it) instead. A change of its header comment alone,
+with no edit, is the base as it is under that comment: a right file in a fixture whose point
+is elsewhere. The rest of a host fixture (files of its own, folders, links) is written as it
+is; a link that points out of the fixture points, in the copy, at the same file by its
+absolute path. write_host writes one fixture's folder, write_hosts all of them.
+
 Exit status: 0 written, 2 an error (the message on stderr). It lives with the grader's tests,
 not in tools/, so that neither the student package nor Gradescope's autograder carries it.
 """
@@ -49,15 +63,21 @@ not in tools/, so that neither the student package nor Gradescope's autograder c
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parents[1]
 SOLUTION = ROOT / "solutions" / "01-oddeven" / "oddeven.cu"
 STUDENT_FILE = "oddeven.cu"
 CHANGE_FILE = "change.cu"
+HOST_FIXTURES = TESTS / "fixtures" / "host"
+HOST_BASES = TESTS / "fixture_kit" / "solutions"  # the solutions host fixtures change
+HOST_CHANGE = ".change.cu"  # NAME.change.cu in a host fixture is written as NAME.cu
 
 DIRECTIVE = re.compile(r"^/\* (BASE|REPLACE|AFTER|BEFORE|WITH|INSERT|END)(?: (.*?))? \*/$")
 OPENERS = {"REPLACE": "WITH", "AFTER": "INSERT", "BEFORE": "INSERT"}
@@ -112,8 +132,9 @@ def marked_lines(text, path):
     return lines
 
 
-def parse_change(text, path):
-    """(header lines, base fixture name or None, edits) of a change.cu."""
+def parse_change(text, path, header_only=False):
+    """(header lines, base fixture name or None, edits) of a change file; header_only: a
+    change with no edit (its header alone) is allowed."""
     lines = text.splitlines(keepends=True)
     header, edits, base = [], [], None
     section = None  # the list the lines go to: None between edits
@@ -157,7 +178,10 @@ def parse_change(text, path):
         header.pop()
     if not header or not header[0].startswith("/*"):
         raise FixtureError(f"{path}: must start with the fixture's header comment")
-    if not edits:
+    text = "".join(header)
+    if not text.rstrip().endswith("*/") or text.find("*/") != len(text.rstrip()) - 2:
+        raise FixtureError(f"{path}: a line after the header comment and before the first edit")
+    if not edits and not header_only:
         raise FixtureError(f"{path}: no edit (REPLACE, AFTER or BEFORE)")
     return header, base, edits
 
@@ -214,6 +238,28 @@ def base_lines(fixture, base, solution):
     return [Line(text, None) for text in source(sibling, solution).splitlines(keepends=True)]
 
 
+def changed(change, lines_of, header_only=False):
+    """The text a change file writes: its header comment, then the lines of its base, less
+    the base's file comment, with its edits applied. lines_of(base) gives the base's lines
+    (base: the name of a BASE directive, or None)."""
+    header, base, edits = parse_change(change.read_text(), change, header_only)
+    lines = lines_of(base)
+    before = "".join(line.text for line in lines)
+    for edit in edits:
+        if edit.todo and base:
+            raise FixtureError(f"{change}:{edit.at}: IN {edit.todo}: the base {base} has "
+                               f"no marked blocks")
+        if edit.todo and not any(line.todo == edit.todo for line in lines):
+            raise FixtureError(f"{change}:{edit.at}: the base has no block of TODO "
+                               f"{edit.todo}")
+        apply(lines, edit, f"{change}:{edit.at} ({edit.verb}"
+                           + (f" IN {edit.todo})" if edit.todo else ")"))
+    body = "".join(line.text for line in lines)
+    if edits and body == before:
+        raise FixtureError(f"{change}: the edits leave the base as it was")
+    return "".join(header) + "".join(line.text for line in without_file_comment(lines))
+
+
 def source(fixture, solution=SOLUTION):
     """The fixture's student file, as text: its oddeven.cu, or its change.cu applied."""
     fixture = Path(fixture)
@@ -226,22 +272,7 @@ def source(fixture, solution=SOLUTION):
         raise FixtureError(f"fixture {fixture.name}: has neither {STUDENT_FILE} nor "
                            f"{CHANGE_FILE}")
     try:
-        header, base, edits = parse_change(change.read_text(), change)
-        lines = base_lines(fixture, base, solution)
-        before = "".join(line.text for line in lines)
-        for edit in edits:
-            if edit.todo and base:
-                raise FixtureError(f"{change}:{edit.at}: IN {edit.todo}: the base {base} has "
-                                   f"no marked blocks")
-            if edit.todo and not any(line.todo == edit.todo for line in lines):
-                raise FixtureError(f"{change}:{edit.at}: the base has no block of TODO "
-                                   f"{edit.todo}")
-            apply(lines, edit, f"{change}:{edit.at} ({edit.verb}"
-                               + (f" IN {edit.todo})" if edit.todo else ")"))
-        body = "".join(line.text for line in lines)
-        if body == before:
-            raise FixtureError(f"{change}: the edits leave the base as it was")
-        return "".join(header) + "".join(line.text for line in without_file_comment(lines))
+        return changed(change, lambda base: base_lines(fixture, base, solution))
     except FixtureError as err:
         raise FixtureError(f"fixture {fixture.name}: {err}") from None
     except OSError as err:
@@ -257,15 +288,94 @@ def write(fixture, out, solution=SOLUTION):
     return out
 
 
+# ---- host fixtures --------------------------------------------------------------------------
+
+
+def plain_lines(path):
+    return [Line(text, None) for text in Path(path).read_text().splitlines(keepends=True)]
+
+
+def host_source(fixture, change, bases=HOST_BASES):
+    """The text of a host fixture's NAME.change.cu: the fixture kit's solution NAME.cu, or
+    the BASE sibling's NAME.cu, changed."""
+    name = change.name[:-len(HOST_CHANGE)] + ".cu"
+
+    def lines_of(base):
+        if base is None:
+            found = sorted(Path(bases).glob(f"*/{name}"))
+            if len(found) != 1:
+                raise FixtureError(f"{change}: {len(found)} solutions named {name} in {bases} "
+                                   f"(the base must be one)")
+            return plain_lines(found[0])
+        sibling = fixture.parent / base
+        if not sibling.is_dir() or sibling.resolve() == fixture.resolve():
+            raise FixtureError(f"BASE {base}: no fixture {sibling}")
+        found = sorted(p for p in sibling.rglob("*") if p.name in (name, change.name))
+        if len(found) != 1:
+            raise FixtureError(f"BASE {base}: {len(found)} files {name} in {sibling} (the "
+                               f"base must be one)")
+        if found[0].name == change.name:
+            return [Line(text, None) for text in
+                    host_source(sibling, found[0], bases).splitlines(keepends=True)]
+        return plain_lines(found[0])
+
+    return changed(change, lines_of, header_only=True)
+
+
+def write_host(fixture, out, bases=HOST_BASES):
+    """Writes the host fixture's submission, as a student hands it in, to the folder out (made
+    here; it must not exist); returns out."""
+    fixture, out = Path(fixture).absolute(), Path(out)
+    try:
+        out.mkdir(parents=True)
+        for folder, dirs, files in os.walk(fixture):
+            here = Path(folder)
+            to = out / here.relative_to(fixture)
+            for entry in sorted(dirs + files):
+                path = here / entry
+                if path.is_symlink():
+                    target = os.readlink(path)
+                    whole = os.path.normpath(os.path.join(here, target))
+                    inside = whole == str(fixture) or whole.startswith(str(fixture) + os.sep)
+                    os.symlink(target if inside else whole, to / entry)
+                elif path.is_dir():
+                    (to / entry).mkdir()
+                elif entry.endswith(HOST_CHANGE):
+                    written = to / (entry[:-len(HOST_CHANGE)] + ".cu")
+                    if (here / written.name).exists():
+                        raise FixtureError(f"{path}: {written.name} is there too")
+                    written.write_text(host_source(fixture, path, bases))
+                else:
+                    shutil.copy2(path, to / entry)
+    except FixtureError as err:
+        raise FixtureError(f"fixture {fixture.name}: {err}") from None
+    except OSError as err:
+        raise FixtureError(f"fixture {fixture.name}: {err}") from None
+    return out
+
+
+def write_hosts(out, fixtures=HOST_FIXTURES, bases=HOST_BASES):
+    """Writes every host fixture (each folder of fixtures) to out/NAME; returns out."""
+    for fixture in sorted(Path(fixtures).iterdir()):
+        if fixture.is_dir():
+            write_host(fixture, Path(out) / fixture.name, bases)
+    return Path(out)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("fixture", help="a folder of grading/tests/fixtures/gpu/")
-    parser.add_argument("-o", "--out", help="the file to write (default: standard output)")
+    parser.add_argument("fixture", help="a folder of grading/tests/fixtures/gpu/ or .../host/")
+    parser.add_argument("-o", "--out", help="the file to write (default: standard output); for "
+                        "a host fixture, the folder to write (needed)")
     parser.add_argument("--solution", default=str(SOLUTION),
-                        help="the marked solution the changes apply to")
+                        help="the marked solution a GPU fixture's change applies to")
     args = parser.parse_args()
     try:
-        if args.out:
+        if Path(args.fixture).resolve().parent == HOST_FIXTURES:
+            if not args.out:
+                parser.error("a host fixture is a folder: name one with -o")
+            write_host(args.fixture, args.out)
+        elif args.out:
             write(args.fixture, args.out, args.solution)
         else:
             sys.stdout.write(source(args.fixture, args.solution))

@@ -23,16 +23,12 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-sys.path.insert(0, str(TESTS))
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
-import counted  # noqa: E402  (grading/tests/counted.py)
 import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 from fixture_patch import FixtureError  # noqa: E402
+from testkit import ROOT, TESTS  # noqa: E402
 
 from kitgrader import build, discover, forbidden  # noqa: E402
 
@@ -237,13 +233,13 @@ class Changes(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     if not (BUILD / "grading.env").is_file():
         print(f"test_gpu_fixtures_build: {BUILD}/grading.env is missing: run make first",
               file=sys.stderr)
         return 2
     print("test_gpu_fixtures_build: the grader's GPU fixtures, written and compiled", flush=True)
-    return counted.run_and_count("test_gpu_fixtures_build", rest)
+    return testkit.run_and_count("test_gpu_fixtures_build", rest)
 
 
 if __name__ == "__main__":

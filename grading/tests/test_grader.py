@@ -26,19 +26,16 @@ import time
 import unittest
 from pathlib import Path
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
-import counted  # noqa: E402  (grading/tests/counted.py)
+import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
+from testkit import FIXTURE_KIT, GRADING, ROOT, TESTS  # noqa: E402
 
 from kitgrader import (GraderError, build, discover, forbidden, rubric, run,  # noqa: E402
                        sanitize, speed)
 
-FIXTURE_KIT = TESTS / "fixture_kit"
-HOST = TESTS / "fixtures" / "host"
+HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount", "95-hostbonus"]
 BUILD = ROOT / "build"  # the real build; --build changes it
 STATE = {}  # the fixture build, made once
@@ -1336,6 +1333,68 @@ class GpuFixtures(unittest.TestCase):
                                 or (folder / "change.cu").is_file(), folder.name)
 
 
+class HostFixtures(unittest.TestCase):
+    """fixtures/host/ as the tests grade it (fixture_patch.write_host): each NAME.change.cu
+    written as NAME.cu from the fixture kit's solution, and loud when that solution changes."""
+
+    SOURCE = TESTS / "fixtures" / "host"
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="host-fixtures-"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_each_change_is_written_as_the_file_it_stands_for(self):
+        changes = sorted(self.SOURCE.rglob("*" + fixture_patch.HOST_CHANGE))
+        self.assertGreaterEqual(len(changes), 30)
+        for change in changes:
+            with self.subTest(str(change.relative_to(self.SOURCE))):
+                where = change.relative_to(self.SOURCE)
+                written = HOST / where.parent / (change.name[:-len(fixture_patch.HOST_CHANGE)]
+                                                 + ".cu")
+                text = written.read_text()
+                header = change.read_text().split("*/")[0]
+                self.assertTrue(text.startswith(header))  # its own comment, not the base's
+                for directive in ("/* BASE", "/* REPLACE", "/* WITH */", "/* END */"):
+                    self.assertNotIn(directive, text)
+        self.assertEqual(list(HOST.rglob("*" + fixture_patch.HOST_CHANGE)), [])
+
+    def test_a_header_alone_is_the_solution_under_it(self):
+        solution = (FIXTURE_KIT / "solutions" / "91-hostsum" / "hostsum.cu").read_text()
+        written = (HOST / "good" / "91-hostsum" / "hostsum.cu").read_text()
+        self.assertEqual(written.split("\n", 1)[1], solution.split("\n", 1)[1])
+
+    def test_a_link_out_of_the_fixture_names_the_same_file(self):
+        link = HOST / "symlink_file" / "hostsum.cu"
+        self.assertTrue(link.is_symlink())
+        self.assertEqual(link.resolve(), (self.SOURCE / "symlink_file" / "hostsum.cu").resolve())
+
+    def test_a_vanished_anchor_fails_naming_the_fixture(self):
+        bases = self.tmp / "solutions"
+        shutil.copytree(FIXTURE_KIT / "solutions", bases)
+        solution = bases / "91-hostsum" / "hostsum.cu"
+        solution.write_text(solution.read_text().replace("    return best;\n", "    return 0;\n"))
+        with self.assertRaisesRegex(fixture_patch.FixtureError,
+                                    r"fixture flat: .*flat/hostsum\.change\.cu.*found 0 times"):
+            fixture_patch.write_host(self.SOURCE / "flat", self.tmp / "flat", bases)
+        # A fixture built on flat (BASE flat) fails the same way.
+        with self.assertRaisesRegex(fixture_patch.FixtureError, "fixture own_files: .*flat"):
+            fixture_patch.write_host(self.SOURCE / "own_files", self.tmp / "own_files", bases)
+
+    def test_a_fault_that_changes_nothing_is_refused(self):
+        fixture = self.tmp / "made_up"
+        fixture.mkdir()
+        (fixture / "hostsum.change.cu").write_text(
+            "/* made up */\n/* REPLACE */\n    return best;\n/* WITH */\n    return best;\n"
+            "/* END */\n")
+        with self.assertRaisesRegex(fixture_patch.FixtureError, "fixture made_up: .*nothing"):
+            fixture_patch.write_host(fixture, self.tmp / "out")
+        (fixture / "hostsum.change.cu").write_text("/* made up */\nint stray;\n")
+        with self.assertRaisesRegex(fixture_patch.FixtureError, "after the header comment"):
+            fixture_patch.write_host(fixture, self.tmp / "out2")
+
+
 class ForbiddenSymbols(unittest.TestCase):
     def test_every_real_solution_and_skeleton_is_clean(self):
         kit = discover.Kit.at(ROOT, build=BUILD)
@@ -1375,12 +1434,12 @@ class RealKitBuilds(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     if not (BUILD / "grading.env").exists():
         print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
         return 2
     print("check-grader: the grader's own tests (fixture kit, no GPU needed)", flush=True)
-    return counted.run_and_count("check-grader", rest)
+    return testkit.run_and_count("check-grader", rest)
 
 
 if __name__ == "__main__":

@@ -41,15 +41,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-sys.path.insert(0, str(TESTS))
-import counted  # noqa: E402  (grading/tests/counted.py)
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import test_grader  # noqa: E402  (the fixture kit's build and grade())
 import test_intake  # noqa: E402  (nvcc, and the flags it compiles small files with)
+from testkit import FIXTURE_KIT, GRADING, ROOT  # noqa: E402
 
 from kitgrader import Interrupted  # noqa: E402
 from kitgrader import classroom, discover, forbidden, includes, report, run, sandbox  # noqa: E402
@@ -57,8 +53,7 @@ from kitgrader.results import (COMPILE_ERROR, GRADED, LabResult, SubmissionResul
                                SuiteResult)
 from kitgrader.run import FAILED, TestInfo, TestRun  # noqa: E402
 
-HOST = TESTS / "fixtures" / "host"
-FIXTURE_KIT = TESTS / "fixture_kit"
+HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 BUILD = ROOT / "build"  # --build changes it
 STATE = {}
 GRADER_MEMORY = 24 << 30  # address space of a grader process under test (nvcc needs 8 GiB)
@@ -601,10 +596,10 @@ class Gradebook(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     print("check-hardening: limits on what the grader derives, what it shows (no GPU needed)",
           flush=True)
-    return counted.run_and_count("check-hardening", rest)
+    return testkit.run_and_count("check-hardening", rest)
 
 
 if __name__ == "__main__":

@@ -31,13 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-import counted  # noqa: E402  (grading/tests/counted.py)
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
+from testkit import ROOT, TESTS  # noqa: E402
 
 from kitgrader import allowlist, classroom, discover, forbidden, includes, report  # noqa: E402
 from kitgrader.results import SubmissionResult  # noqa: E402
@@ -45,6 +42,18 @@ from kitgrader.results import SubmissionResult  # noqa: E402
 BUILD = ROOT / "build"  # --build changes it
 NVCC_FLAGS = ["-arch=sm_90", "-O3", "-std=c++17", "-Icommon", "-Ilabs/01-oddeven"]
 LAB01 = SimpleNamespace(id="01-oddeven", student_file="oddeven.cu")
+
+
+def fixture_sources():
+    """(where, text) of each fixture's student files as the grader sees them: where is
+    ("gpu", NAME, "oddeven.cu") or ("host", NAME, ..., FILE.cu), text a GPU fixture's file
+    (fixture_patch.source) or a host fixture's, written as a submission."""
+    for folder in sorted((TESTS / "fixtures" / "gpu").iterdir()):
+        if (folder / "oddeven.cu").is_file() or (folder / fixture_patch.CHANGE_FILE).is_file():
+            yield ("gpu", folder.name, "oddeven.cu"), fixture_patch.source(folder)
+    hosts = testkit.host_fixtures()
+    for source in sorted(hosts.rglob("*.cu")):
+        yield ("host", *source.relative_to(hosts).parts), source.read_text()
 
 
 def find_nvcc():
@@ -309,14 +318,12 @@ class SourceScan(unittest.TestCase):
     def test_the_real_sources_and_fixtures(self):
         for source in sorted(ROOT.glob("labs/*/*.cu")) + sorted(ROOT.glob("solutions/*/*.cu")):
             self.assertIsNone(includes.scan_source(source.read_text(), source.name), source)
-        fixtures = TESTS / "fixtures"
-        for source in sorted(fixtures.rglob("*.cu")):
-            text = source.read_text()
-            where = source.relative_to(fixtures).parts
+        for where, text in fixture_sources():
+            source = "/".join(where)
             if "/".join(where[:2]) in self.SCAN_REFUSES:
-                self.assertIsNotNone(includes.scan_source(text, source.name), source)
+                self.assertIsNotNone(includes.scan_source(text, where[-1]), source)
             elif "hostile" not in text[:300]:
-                self.assertIsNone(includes.scan_source(text, source.name), source)
+                self.assertIsNone(includes.scan_source(text, where[-1]), source)
 
     def test_absolute_and_climbing_includes(self):
         self.refused('#include "/etc/passwd"\n', "line 1", "/etc/passwd", "by name")
@@ -606,10 +613,10 @@ class ClassFolder(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     print("check-intake: what the grader takes from a submission and a class (no GPU needed)",
           flush=True)
-    return counted.run_and_count("check-intake", rest)
+    return testkit.run_and_count("check-intake", rest)
 
 
 if __name__ == "__main__":

@@ -31,13 +31,9 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-sys.path.insert(0, str(TESTS))
-import counted  # noqa: E402  (grading/tests/counted.py)
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
+from testkit import FIXTURE_KIT, GRADING, ROOT  # noqa: E402
 
 from kitgrader import GraderError, build, sandbox  # noqa: E402
 from kitgrader.run import ProcessResult  # noqa: E402
@@ -46,8 +42,7 @@ from kitgrader.sandbox import Isolation, Limits  # noqa: E402
 BUILD = ROOT / "build"  # --build changes it
 IS_ROOT = os.geteuid() == 0
 HAS_BWRAP = sandbox.find_bwrap() is not None
-FIXTURE_KIT = TESTS / "fixture_kit"
-HOST = TESTS / "fixtures" / "host"
+HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 RUN_TIMEOUT_S = 30
 STATE = {}
 
@@ -675,13 +670,13 @@ class FailClosed(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     if not os.access(launcher(), os.X_OK) or not (BUILD / "grading.env").exists():
         print(f"test_policy: {BUILD} is not built: run make first", file=sys.stderr)
         return 2
     print("test_policy: the policy the kernel enforces (seccomp, a uid per slot, the GPU's "
           "device file, fail closed)", flush=True)
-    return counted.run_and_count("test_policy", rest)
+    return testkit.run_and_count("test_policy", rest)
 
 
 if __name__ == "__main__":

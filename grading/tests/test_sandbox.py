@@ -20,12 +20,9 @@ import time
 import unittest
 from pathlib import Path
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-import counted  # noqa: E402  (grading/tests/counted.py)
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
+from testkit import ROOT  # noqa: E402
 
 from kitgrader import GraderError, run, sandbox  # noqa: E402
 from kitgrader.sandbox import Isolation, Limits  # noqa: E402
@@ -358,12 +355,12 @@ def cmdlines_of_uid(uid):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     if not os.access(launcher(), os.X_OK):
         print(f"test_sandbox: {launcher()} is missing: run make first", file=sys.stderr)
         return 2
     print("test_sandbox: the grader's sandbox", flush=True)
-    return counted.run_and_count("test_sandbox", rest)
+    return testkit.run_and_count("test_sandbox", rest)
 
 
 if __name__ == "__main__":

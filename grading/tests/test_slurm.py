@@ -24,19 +24,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-sys.dont_write_bytecode = True
-TESTS = Path(__file__).resolve().parent
-GRADING = TESTS.parent
-ROOT = GRADING.parent
-sys.path.insert(0, str(GRADING))
-sys.path.insert(0, str(TESTS))
-import counted  # noqa: E402  (grading/tests/counted.py)
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+import testkit  # noqa: E402  (grading/tests/testkit.py)
 import test_grader  # noqa: E402  (the fixture kit's build)
+from testkit import GRADING, ROOT, TESTS  # noqa: E402
 
 from kitgrader import slurm  # noqa: E402
 
 BUILD = ROOT / "build"  # --build changes it
-HOST = TESTS / "fixtures" / "host"
+HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 CLUSTER = ROOT / "tools" / "slurm_test_cluster.sh"
 STATE = {}
 
@@ -270,10 +266,10 @@ class OnACluster(unittest.TestCase):
 
 def main():
     global BUILD
-    BUILD, rest = counted.build_folder(ROOT)
+    BUILD, rest = testkit.build_folder()
     print("check-slurm: class grading through a one-node Slurm cluster (no GPU needed)",
           flush=True)
-    return counted.run_and_count("check-slurm", rest)
+    return testkit.run_and_count("check-slurm", rest)
 
 
 if __name__ == "__main__":
