@@ -16,10 +16,12 @@
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_given.cuh (read it: your kernels use all of it): TILE_THREADS and
+/* Given, in bitonic_given.cuh (read it: your kernels use much of it): TILE_THREADS and
  * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(); through it, bitonic_common.cuh: runs_sort_fn, the type of
- * the runs sort that the padding of TODO 3.4 takes. */
+ * tile_count()) and blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
+ * which allocates them and calls your sort_through_padding(); and the API functions of
+ * bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch).
+ * Through it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -308,13 +310,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* END SOLUTION */
 }
 
-/** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
-typedef struct {
-    unsigned int *keys;           /**< count * m keys */
-    unsigned int *values;         /**< count * m values, NULL for keys only */
-    unsigned long long *counters; /**< one per array, NULL for keys only */
-} padded_buffers;
-
 /**
  * TODO 3.4: sorts @p count arrays of @p n keys (n not a power of two) through the padded
  * buffers @p p of arrays of m = bitonic_padded_length(n) keys: pad with a sentinel that sorts
@@ -350,77 +345,10 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     /* END SOLUTION */
 }
 
-/** Frees the padded buffers; returns the first error. */
-cudaError_t free_padded(padded_buffers *p)
-{
-    CUDA_TRY(cudaFree(p->keys));
-    CUDA_TRY(cudaFree(p->values));
-    CUDA_TRY(cudaFree(p->counters));
-    return cudaSuccess;
-}
-
-/**
- * Allocates the padded buffers, sorts through them with @p sort_runs_of, and frees them. The
- * bonus sort (bitonic_bonus.cu) calls it too, with its own runs sort.
- */
-cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
-                        int descending, runs_sort_fn sort_runs_of)
-{
-    size_t padded_total = bitonic_padded_length(n) * count;
-    padded_buffers p = {NULL, NULL, NULL};
-    cudaError_t err = cudaMalloc((void **)&p.keys, padded_total * sizeof *p.keys);
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.values, padded_total * sizeof *p.values);
-    }
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.counters, count * sizeof *p.counters);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the padded buffers", __FILE__, __LINE__);
-    } else {
-        err = sort_through_padding(d_keys, d_values, n, count, descending, &p, sort_runs_of);
-    }
-    cudaError_t freed = free_padded(&p);
-    return err != cudaSuccess ? err : freed;
-}
-
 /* ------------------------------------------------------------------------------------------
- * The API of bitonic.h: argument checks, then the tiers above with run = n.
+ * The sort of bitonic.h (TODO 3.4): its argument checks are given; the rest is yours. The other
+ * API functions are in bitonic_given.cuh.
  * ------------------------------------------------------------------------------------------ */
-
-/** Whether @p x is a power of two (and not 0). */
-int is_power_of_two(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
-
-extern "C" cudaError_t bitonic_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    if (n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, size_t stride, int descending)
-{
-    if (!is_power_of_two(stride) || !is_power_of_two(size) || stride > size / 2 ||
-        n % (2 * stride) != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_global(d_keys, d_values, n, size, stride, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, int descending)
-{
-    if (!is_power_of_two(size) || size < 2 || n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_shared(d_keys, d_values, n, size, n, descending);
-}
 
 extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, size_t n,
                                           size_t count, int descending)
@@ -440,15 +368,4 @@ extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_
     /* SKELETON */
     KIT_TODO_STUB(d_keys, d_values, descending);
     /* END SOLUTION */
-}
-
-extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    return bitonic_sort_batch(d_keys, d_values, n, 1, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending)
-{
-    return bitonic_sort_batch(d_keys, NULL, n, 1, descending);
 }
