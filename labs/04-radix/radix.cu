@@ -116,16 +116,15 @@ __global__ void split_flags_kernel(const unsigned int *keys, size_t n, unsigned 
 }
 
 /**
- * TODO 4.2. Thread i moves key i (and its value): `ones_before` is the exclusive scan of the
- * flags, so `ones_before[i]` keys with bit 1 come before key i, and the number of keys with
- * bit 1 is `ones_before[n - 1]` plus the bit of the last key. A 0 goes to `i - ones_before[i]`,
- * a 1 to `zeros + ones_before[i]`.
+ * TODO 4.2. Thread i moves key i (and its value) to radix_split_place() of its bit,
+ * `ones_before[i]` and `zeros`: @p ones_before is the exclusive scan of the flags, and `zeros`
+ * is n less the keys with bit 1, `ones_before[n - 1]` plus the bit of the last key.
  */
 __global__ void split_scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                                      unsigned int *keys_out, unsigned int *values_out, size_t n,
                                      unsigned int bit, const unsigned int *ones_before)
 {
-    /* TODO 4.2: the seed's rule: i - s_i for a 0, Nz + s_i for a 1 */
+    /* TODO 4.2: count the zeros, then radix_split_place() gives key i its place */
 }
 
 /**

@@ -128,14 +128,24 @@ cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n);
  */
 
 /**
+ * TODO 4.2's rule, written here once (the split kernel, the driver's figure and the handout
+ * use it): where key @p i goes in the stable split of n keys by one bit. @p flag is its bit (0
+ * or 1), @p ones_before the number of keys with bit 1 before it (the exclusive scan of the
+ * flags, at i) and @p zeros the number of keys with bit 0 among all n. A 0 goes after the
+ * zeros before it, a 1 after every zero and the ones before it.
+ */
+KIT_HOST_DEVICE static inline size_t radix_split_place(size_t i, unsigned int flag,
+                                                       size_t ones_before, size_t zeros)
+{
+    return flag ? zeros + ones_before : i - ones_before;
+}
+
+/**
  * TODO 4.2: the stable split of @p n keys by bit @p bit (0..31): every key whose bit is 0,
  * in input order, then every key whose bit is 1, in input order, written to @p d_keys_out
  * (and the values, when @p d_values_in is not NULL, to @p d_values_out, which must then not
- * be NULL: cudaErrorInvalidValue; with no values in, @p d_values_out is not used). With
- * `b_i` the bit
- * of key i, `s_i` the exclusive scan of the bits and `Nz` the number of zeros, key i goes to
- * `i - s_i` when its bit is 0 and to `Nz + s_i` when it is 1. The output buffers must not
- * overlap the input.
+ * be NULL: cudaErrorInvalidValue; with no values in, @p d_values_out is not used): key i to
+ * radix_split_place(). The output buffers must not overlap the input.
  */
 cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                         unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,

@@ -143,8 +143,9 @@ static void print_binary(FILE *out, unsigned int key, unsigned int shift)
     }
 }
 
-/* The seed's figure for one split, by bit 0: each key, its bit b, s (the exclusive scan of
- * the bits, from radix_scan on the GPU) and the place the split sends it to. */
+/* The seed's figure for one split, by bit 0: each key, its flag (the bit), ones_before (the
+ * exclusive scan of the flags, from radix_scan on the GPU) and the place radix_split_place()
+ * sends it to. */
 static cudaError_t trace_split(const unsigned int *keys, size_t n, unsigned int *d_tmp,
                                unsigned int *flags, FILE *out)
 {
@@ -165,14 +166,15 @@ static cudaError_t trace_split(const unsigned int *keys, size_t n, unsigned int 
     if (err == cudaSuccess) {
         size_t ones = s[n - 1] + flags[n - 1], zeros = n - ones;
         fprintf(out,
-                "split by bit 0 (TODO 4.2, the seed's figure): b = the bit, s = exclusive scan "
-                "of b (radix_scan, TODO 4.1);\nNz = %zu zeros; a 0 goes to i - s, a 1 to "
-                "Nz + s\n%4s  %-39s %2s %4s %5s\n",
-                zeros, "i", "key", "b", "s", "goes");
+                "split by bit 0 (TODO 4.2, the seed's figure): flag = the bit, ones_before = "
+                "exclusive scan of the flags (radix_scan, TODO 4.1);\nzeros = %zu; key i goes to "
+                "radix_split_place(i, flag, ones_before, zeros)\n%4s  %-39s %4s %11s %5s\n",
+                zeros, "i", "key", "flag", "ones_before", "goes");
         for (size_t i = 0; i < n; i++) {
             fprintf(out, "%4zu  ", i);
             print_binary(out, keys[i], 32);
-            fprintf(out, " %2u %4u %5zu\n", flags[i], s[i], flags[i] ? zeros + s[i] : i - s[i]);
+            fprintf(out, " %4u %11u %5zu\n", flags[i], s[i],
+                    radix_split_place(i, flags[i], s[i], zeros));
         }
     } else if (err == cudaErrorNotSupported) {
         fprintf(out, "(the split's figure needs radix_scan, TODO 4.1)\n");
