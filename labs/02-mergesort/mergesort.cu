@@ -21,7 +21,7 @@
  * your kernels use most of it): TILE_THREADS, ITEMS_PER_THREAD, the merges of a pass
  * (merge_runs, merge_at()), the sort's buffers (sort_buffers), the bonus 2.6's REG_TILE, and
  * the API of mergesort.h (argument checks, buffers), which calls your launchers. It includes
- * common/kit_device.cuh: THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
+ * common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(), load_shared(), store_shared(). */
 #include "mergesort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -50,7 +50,7 @@ __global__ void merge_thread_kernel(const unsigned int *src_keys, const unsigned
 cudaError_t pass_thread(const unsigned int *src_keys, const unsigned int *src_values,
                         unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width)
 {
-    /* TODO 2.1: mergesort_merge_count() threads, THREADS_PER_BLOCK per block */
+    /* TODO 2.1: mergesort_merge_count() threads, KIT_BLOCK_THREADS per block */
     KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width);
 }
 

@@ -168,7 +168,7 @@ __global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t 
 /** TODO 2.6: launches ::reg_partition_kernel, one thread per tile of output (n > 0). */
 cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
 {
-    /* TODO 2.6: one thread per tile, THREADS_PER_BLOCK per block */
+    /* TODO 2.6: one thread per tile, KIT_BLOCK_THREADS per block */
     KIT_TODO_STUB(keys, n, width, splits);
 }
 

@@ -8,7 +8,7 @@
  * mergesort_common.cuh, the given parts that mergesort_bonus.cu sees too (::TILE_THREADS,
  * merge_at(), ::sort_buffers, most_splits(), ::REG_TILE, and the prototypes of your launchers
  * that the bonus calls), and through it common/kit_device.cuh, which gives
- * ::THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared() and the sort's buffers in
+ * ::KIT_BLOCK_THREADS, kit_blocks_for(), load_shared(), store_shared() and the sort's buffers in
  * one allocation (kit_alloc_buffers()). The bonus API (TODOs 2.5 and 2.6) is in
  * mergesort_bonus_given.cuh.
  */

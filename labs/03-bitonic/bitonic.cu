@@ -17,8 +17,8 @@
 #include "cuda_check.h"
 
 /* Given, in bitonic_given.cuh (read it: your kernels use much of it): TILE_THREADS and
- * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
+ * KIT_BLOCK_THREADS, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
+ * tile_count()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
  * which allocates them and calls your sort_through_padding(); and the API functions of
  * bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch).
  * Through it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
@@ -101,7 +101,7 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
 cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t stride, size_t run, int descending)
 {
-    /* TODO 3.2: n / 2 comparators, THREADS_PER_BLOCK threads per block */
+    /* TODO 3.2: n / 2 comparators, KIT_BLOCK_THREADS threads per block */
     KIT_TODO_STUB(d_keys, d_values, n, size, stride, run, descending);
 }
 

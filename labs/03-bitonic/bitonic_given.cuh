@@ -14,7 +14,7 @@
 
 #include "bitonic.h"
 #include "bitonic_common.cuh"
-#include "kit_device.cuh" /* THREADS_PER_BLOCK and blocks_for(): the global step, the padding */
+#include "kit_device.cuh" /* KIT_BLOCK_THREADS and kit_blocks_for(): the global step, the padding */
 
 /** Threads of a tile block: each owns 4 keys of the tile, so 2 comparators of every step. */
 #define TILE_THREADS (BITONIC_TILE / 4)

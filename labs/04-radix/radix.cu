@@ -21,7 +21,7 @@
  * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
  * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
  * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
- * radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are common/kit_device.cuh's. */
+ * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * ITEMS items, in the blocked
  * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
  * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
  * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
@@ -62,7 +62,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* TODO 4.1: the block scan's total is the block's sum */
@@ -100,7 +100,7 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* TODO 4.1: one block of THREADS_PER_BLOCK threads, no offsets */
+    /* TODO 4.1: one block of KIT_BLOCK_THREADS threads, no offsets */
     KIT_TODO_STUB(d_in, d_out);
 }
 
@@ -157,11 +157,11 @@ cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t 
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
- * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * `b * RADIX_TILE + k * KIT_BLOCK_THREADS + t` (coalesced); then thread d (and d +
+ * KIT_BLOCK_THREADS, ...) adds the warps' counts of digit d and writes them to the table,
  * digit-major.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, n, shift, d_table);
 }
 
@@ -194,10 +194,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
 
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * place, thread t writing tile positions t, t + KIT_BLOCK_THREADS, ... from shared memory
  * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* TODO 4.3: load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 /** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, d_values, n, shift);
 }
 
@@ -216,9 +216,9 @@ cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, u
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + KIT_BLOCK_THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -231,7 +231,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
 }
 
@@ -262,7 +262,7 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
  * vary (your code sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls, runs
- * ::key_bits_kernel on min(blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
+ * ::key_bits_kernel on min(kit_blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
  * to the host: the only device-to-host copy of a sort), then every pass whose digit varies,
  * ping-pong between the caller's buffers and @p w; the result ends in the caller's buffers.
  * @p passes points to a host variable (never NULL): store there the number of passes that

@@ -7,7 +7,7 @@
  * Included by radix_bonus.cu (your bonus file) and nowhere else; read it, use it, do not edit
  * it (the grader compiles your radix_bonus.cu with its own copy of this file). The block's
  * shape (::ITEMS, ::WARPS, ::FULL_MASK) and the buffer cache ::radix_cache come from
- * radix_common.cuh, which it includes; the block size ::THREADS_PER_BLOCK and blocks_for()
+ * radix_common.cuh, which it includes; the block size ::KIT_BLOCK_THREADS and kit_blocks_for()
  * from common/kit_device.cuh.
  */
 #pragma once
@@ -37,10 +37,10 @@
 /** Blocks of the onesweep histogram kernel (it loops over the keys). */
 #define ONESWEEP_HISTOGRAM_BLOCKS 1024u
 
-#if RADIX_LOOKBACK_TILE != THREADS_PER_BLOCK * LOOKBACK_ITEMS ||                                   \
-    RADIX_ONESWEEP_TILE != THREADS_PER_BLOCK * ONESWEEP_ITEMS ||                                   \
-    RADIX_ONESWEEP_DIGITS != THREADS_PER_BLOCK
-#error "a look-back tile is THREADS_PER_BLOCK * LOOKBACK_ITEMS items; onesweep: a thread per digit"
+#if RADIX_LOOKBACK_TILE != KIT_BLOCK_THREADS * LOOKBACK_ITEMS ||                                   \
+    RADIX_ONESWEEP_TILE != KIT_BLOCK_THREADS * ONESWEEP_ITEMS ||                                   \
+    RADIX_ONESWEEP_DIGITS != KIT_BLOCK_THREADS
+#error "a look-back tile is KIT_BLOCK_THREADS * LOOKBACK_ITEMS items; onesweep: a thread per digit"
 #endif
 
 /* ------------------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
  * ------------------------------------------------------------------------------------------ */
 
 /**
- * TODO 4.1, in radix.cu: the exclusive scan of the block's THREADS_PER_BLOCK * ::ITEMS items
+ * TODO 4.1, in radix.cu: the exclusive scan of the block's KIT_BLOCK_THREADS * ::ITEMS items
  * in the blocked arrangement, the block's sum in @p total, @p s_warp (::WARPS + 1 words of
  * shared memory) free again on return; every thread of the block calls it. The bonus kernels
  * call it from this other file (the two files are compiled as one translation unit, radix.cu

@@ -6,7 +6,7 @@
  * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the
  * grader compiles your radix.cu with its own copy of this file). The block's shape (::ITEMS,
  * ::WARPS, ::FULL_MASK) comes from radix_common.cuh, which it includes; the block size
- * ::THREADS_PER_BLOCK and blocks_for() from common/kit_device.cuh. The bonus's given code is
+ * ::KIT_BLOCK_THREADS and kit_blocks_for() from common/kit_device.cuh. The bonus's given code is
  * radix_bonus_given.cuh (radix_bonus.cu's).
  */
 #pragma once
@@ -16,7 +16,7 @@
 /** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
 #define KEY_BITS_BLOCKS 1024u
 
-#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS_PER_BLOCK * ITEMS
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > KIT_BLOCK_THREADS * ITEMS
 #error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
 #endif
 

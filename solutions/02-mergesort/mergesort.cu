@@ -21,7 +21,7 @@
  * your kernels use most of it): TILE_THREADS, ITEMS_PER_THREAD, the merges of a pass
  * (merge_runs, merge_at()), the sort's buffers (sort_buffers), the bonus 2.6's REG_TILE, and
  * the API of mergesort.h (argument checks, buffers), which calls your launchers. It includes
- * common/kit_device.cuh: THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
+ * common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(), load_shared(), store_shared(). */
 #include "mergesort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -62,10 +62,10 @@ __global__ void merge_thread_kernel(const unsigned int *src_keys, const unsigned
 cudaError_t pass_thread(const unsigned int *src_keys, const unsigned int *src_values,
                         unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width)
 {
-    /* BEGIN SOLUTION 2.1 mergesort_merge_count() threads, THREADS_PER_BLOCK per block */
+    /* BEGIN SOLUTION 2.1 mergesort_merge_count() threads, KIT_BLOCK_THREADS per block */
     size_t merges = mergesort_merge_count(n, width);
-    merge_thread_kernel<<<blocks_for(merges), THREADS_PER_BLOCK>>>(src_keys, src_values, dst_keys,
-                                                                   dst_values, n, width, merges);
+    merge_thread_kernel<<<kit_blocks_for(merges), KIT_BLOCK_THREADS>>>(
+        src_keys, src_values, dst_keys, dst_values, n, width, merges);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -231,7 +231,7 @@ cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t widt
 {
     /* BEGIN SOLUTION 2.3 mergesort_split_count() threads */
     size_t split_count = mergesort_split_count(n, width);
-    merge_path_partition_kernel<<<blocks_for(split_count), THREADS_PER_BLOCK, 0, stream>>>(
+    merge_path_partition_kernel<<<kit_blocks_for(split_count), KIT_BLOCK_THREADS, 0, stream>>>(
         keys, n, width, mergesort_path_pieces(n, width), split_count, splits);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;

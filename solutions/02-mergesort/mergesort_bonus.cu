@@ -298,9 +298,10 @@ __global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t 
 /** TODO 2.6: launches ::reg_partition_kernel, one thread per tile of output (n > 0). */
 cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
 {
-    /* BEGIN SOLUTION 2.6 one thread per tile, THREADS_PER_BLOCK per block */
+    /* BEGIN SOLUTION 2.6 one thread per tile, KIT_BLOCK_THREADS per block */
     size_t tiles = (n - 1) / REG_TILE + 1;
-    reg_partition_kernel<<<blocks_for(tiles), THREADS_PER_BLOCK>>>(keys, n, width, tiles, splits);
+    reg_partition_kernel<<<kit_blocks_for(tiles), KIT_BLOCK_THREADS>>>(keys, n, width, tiles,
+                                                                       splits);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */

@@ -17,8 +17,8 @@
 #include "cuda_check.h"
 
 /* Given, in bitonic_given.cuh (read it: your kernels use much of it): TILE_THREADS and
- * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
+ * KIT_BLOCK_THREADS, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
+ * tile_count()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
  * which allocates them and calls your sort_through_padding(); and the API functions of
  * bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch).
  * Through it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
@@ -161,9 +161,9 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
 cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t stride, size_t run, int descending)
 {
-    /* BEGIN SOLUTION 3.2 n / 2 comparators, THREADS_PER_BLOCK threads per block */
-    bitonic_merge_global_kernel<<<blocks_for(n / 2), THREADS_PER_BLOCK>>>(d_keys, d_values, n, size,
-                                                                          stride, run, descending);
+    /* BEGIN SOLUTION 3.2 n / 2 comparators, KIT_BLOCK_THREADS threads per block */
+    bitonic_merge_global_kernel<<<kit_blocks_for(n / 2), KIT_BLOCK_THREADS>>>(
+        d_keys, d_values, n, size, stride, run, descending);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -325,19 +325,19 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     size_t m = bitonic_padded_length(n);
     unsigned int sentinel = descending ? 0u : UINT_MAX; /* sorts after every real key */
     size_t padded_total = m * count, total = n * count;
-    pad_kernel<<<blocks_for(padded_total), THREADS_PER_BLOCK>>>(
+    pad_kernel<<<kit_blocks_for(padded_total), KIT_BLOCK_THREADS>>>(
         d_keys, d_values, n, m, padded_total, sentinel, p->keys, p->values);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(sort_runs_of(p->keys, p->values, padded_total, m, descending));
     if (d_values) {
         /* Reads the input, still in d_keys and d_values: before the unpad overwrites it. */
         CUDA_TRY(cudaMemset(p->counters, 0, count * sizeof *p->counters));
-        restore_sentinel_values_kernel<<<blocks_for(total), THREADS_PER_BLOCK>>>(
+        restore_sentinel_values_kernel<<<kit_blocks_for(total), KIT_BLOCK_THREADS>>>(
             d_keys, d_values, n, total, m, sentinel, p->values, p->counters);
         CUDA_TRY(cudaGetLastError());
     }
-    unpad_kernel<<<blocks_for(total), THREADS_PER_BLOCK>>>(p->keys, p->values, n, m, total, d_keys,
-                                                           d_values);
+    unpad_kernel<<<kit_blocks_for(total), KIT_BLOCK_THREADS>>>(p->keys, p->values, n, m, total,
+                                                               d_keys, d_values);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */

@@ -21,7 +21,7 @@
  * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
  * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
  * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
- * radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are common/kit_device.cuh's. */
+ * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -50,7 +50,7 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * ITEMS items, in the blocked
  * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
  * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
  * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
@@ -103,7 +103,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* BEGIN SOLUTION 4.1 the block scan's total is the block's sum */
@@ -151,14 +151,14 @@ cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, siz
     /* BEGIN SOLUTION 4.1 one block; or sums, scan of the sums (recursion), blocks with offsets */
     size_t blocks = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
     if (blocks == 1) {
-        scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
+        scan_blocks_kernel<<<1, KIT_BLOCK_THREADS>>>(d_in, d_out, n, NULL);
         CUDA_TRY(cudaGetLastError());
         return cudaSuccess;
     }
-    block_sums_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, n, scratch);
+    block_sums_kernel<<<(unsigned)blocks, KIT_BLOCK_THREADS>>>(d_in, n, scratch);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(scratch, scratch, blocks, scratch + blocks));
-    scan_blocks_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, d_out, n, scratch);
+    scan_blocks_kernel<<<(unsigned)blocks, KIT_BLOCK_THREADS>>>(d_in, d_out, n, scratch);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -174,8 +174,8 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* BEGIN SOLUTION 4.1 one block of THREADS_PER_BLOCK threads, no offsets */
-    scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
+    /* BEGIN SOLUTION 4.1 one block of KIT_BLOCK_THREADS threads, no offsets */
+    scan_blocks_kernel<<<1, KIT_BLOCK_THREADS>>>(d_in, d_out, n, NULL);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -233,11 +233,11 @@ cudaError_t split_with(const unsigned int *d_keys_in, const unsigned int *d_valu
                        unsigned int bit, unsigned int *flags, unsigned int *scratch)
 {
     /* BEGIN SOLUTION 4.2 flags, scan them in place, scatter */
-    split_flags_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, n, bit, flags);
+    split_flags_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_keys_in, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(flags, flags, n, scratch));
-    split_scatter_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, d_values_in, d_keys_out,
-                                                               d_values_out, n, bit, flags);
+    split_scatter_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(
+        d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -271,30 +271,30 @@ cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t 
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
- * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * `b * RADIX_TILE + k * KIT_BLOCK_THREADS + t` (coalesced); then thread d (and d +
+ * KIT_BLOCK_THREADS, ...) adds the warps' counts of digit d and writes them to the table,
  * digit-major.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
     /* BEGIN SOLUTION 4.3 zero the counters, count with shared atomics, add the warps' counts */
     __shared__ unsigned int s_counts[WARPS][RADIX_DIGITS];
-    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += THREADS_PER_BLOCK) {
+    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += KIT_BLOCK_THREADS) {
         s_counts[j / RADIX_DIGITS][j % RADIX_DIGITS] = 0;
     }
     __syncthreads();
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
     unsigned warp = threadIdx.x / 32u;
     for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + k * THREADS_PER_BLOCK + threadIdx.x;
+        size_t i = base + k * KIT_BLOCK_THREADS + threadIdx.x;
         if (i < n) {
             atomicAdd(&s_counts[warp][radix_digit(keys[i], shift)], 1u);
         }
     }
     __syncthreads();
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         unsigned int sum = 0;
         for (unsigned w = 0; w < WARPS; w++) {
             sum += s_counts[w][d];
@@ -308,9 +308,9 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
     size_t tiles = radix_tile_count(n);
-    histogram_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(d_keys, n, shift, d_table, tiles);
+    histogram_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(d_keys, n, shift, d_table, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -363,10 +363,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
 
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * place, thread t writing tile positions t, t + KIT_BLOCK_THREADS, ... from shared memory
  * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* BEGIN SOLUTION 4.3 load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -382,7 +382,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
     unsigned count = tile_count(n, blockIdx.x);
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             keys[base + p] = s_keys[p];
             if (values) {
@@ -396,8 +396,8 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 /** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
-    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), THREADS_PER_BLOCK>>>(d_keys, d_values, n,
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
+    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), KIT_BLOCK_THREADS>>>(d_keys, d_values, n,
                                                                             shift);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -412,9 +412,9 @@ cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, u
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + KIT_BLOCK_THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -433,11 +433,11 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     }
     sort_tile_by_digit(k_items, v_items, values_in != NULL, shift, s_keys, s_values, s_warp);
     unsigned count = tile_count(n, blockIdx.x);
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
     }
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned d = radix_digit(s_keys[p], shift);
             if (p == 0 || radix_digit(s_keys[p - 1], shift) != d) {
@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     }
     __syncthreads();
     for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned int key = s_keys[p];
             unsigned d = radix_digit(key, shift);
@@ -466,9 +466,9 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
     size_t tiles = radix_tile_count(n);
-    scatter_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(
+    scatter_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(
         d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -525,7 +525,7 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
  * vary (your code sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls, runs
- * ::key_bits_kernel on min(blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
+ * ::key_bits_kernel on min(kit_blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
  * to the host: the only device-to-host copy of a sort), then every pass whose digit varies,
  * ping-pong between the caller's buffers and @p w; the result ends in the caller's buffers.
  * @p passes points to a host variable (never NULL): store there the number of passes that
@@ -537,8 +537,8 @@ cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t 
     /* BEGIN SOLUTION 4.3 varying bits; passes whose digit varies; the result back in place */
     CUDA_TRY(cudaMemset(w->bits, 0xFF, sizeof(unsigned int)));
     CUDA_TRY(cudaMemset(w->bits + 1, 0, sizeof(unsigned int)));
-    unsigned blocks = blocks_for(n) < KEY_BITS_BLOCKS ? blocks_for(n) : KEY_BITS_BLOCKS;
-    key_bits_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_keys, n, w->bits);
+    unsigned blocks = kit_blocks_for(n) < KEY_BITS_BLOCKS ? kit_blocks_for(n) : KEY_BITS_BLOCKS;
+    key_bits_kernel<<<blocks, KIT_BLOCK_THREADS>>>(d_keys, n, w->bits);
     CUDA_TRY(cudaGetLastError());
     unsigned int bits[2];
     CUDA_TRY(cudaMemcpy(bits, w->bits, sizeof bits, cudaMemcpyDeviceToHost));
@@ -623,13 +623,13 @@ cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, i
     /* BEGIN SOLUTION 4.4 flip in, sort as unsigned, flip out */
     int flip = type != KEY_U32 || descending;
     if (flip) {
-        flip_in_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
+        flip_in_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     unsigned int passes = 0;
     CUDA_TRY(sort_u32(d_bits, d_values, n, &passes));
     if (flip) {
-        flip_out_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
+        flip_out_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     return cudaSuccess;

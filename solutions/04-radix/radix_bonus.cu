@@ -24,7 +24,7 @@
  * onesweep_digit() and onesweep_peers() (the lanes of a warp with the same digit); the workspaces
  * (lookback_buffers, onesweep_buffers); the declaration of your block_exclusive_scan(); and the
  * API functions of TODOs 4.5 and 4.6, which check their arguments, allocate and call yours.
- * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are
+ * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are
  * common/kit_device.cuh's. */
 #include "radix_bonus_given.cuh"
 
@@ -165,7 +165,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 4)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
 /**
  * TODO 4.5: the single-pass scan of @p n > 0 values with the workspace @p w: zero it (every
  * status ::STATUS_X, the counter 0) with cudaMemsetAsync on the stream of the launch, then
- * one block of THREADS_PER_BLOCK threads per tile.
+ * one block of KIT_BLOCK_THREADS threads per tile.
  */
 cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n,
                           const lookback_buffers *w)
@@ -216,7 +216,7 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
     /* BEGIN SOLUTION 4.5 reset the status words and the counter, one launch */
     CUDA_TRY(cudaMemsetAsync(w->base, 0, w->bytes, 0));
     unsigned tiles = (unsigned)lookback_tile_count(n);
-    scan_lookback_kernel<<<tiles, THREADS_PER_BLOCK>>>(d_in, d_out, n, w->status, w->counter);
+    scan_lookback_kernel<<<tiles, KIT_BLOCK_THREADS>>>(d_in, d_out, n, w->status, w->counter);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -237,7 +237,7 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
  * pass to `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; ::onesweep_sort zeroed
  * @p bins).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     onesweep_histograms_kernel(const unsigned int *keys, size_t n, unsigned int *bins)
 {
     /* BEGIN SOLUTION 4.6 shared counters of every pass, grid-stride count, add to the bins */
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * d's) into their exclusive scan over the digits, in place: where the first key of each
  * digit goes in that pass's output. The block scan of TODO 4.1 with one count per thread.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(unsigned int *bins)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS) onesweep_scan_bins_kernel(unsigned int *bins)
 {
     /* BEGIN SOLUTION 4.6 one count per thread, the block scan of TODO 4.1 */
     __shared__ unsigned int s_warp[WARPS + 1];
@@ -395,7 +395,7 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
  * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
  * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
  *    and sets `offset[d] = bins[d] + before - start[d]`;
- * 5. thread t writes sorted positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`:
+ * 5. thread t writes sorted positions p = t, t + KIT_BLOCK_THREADS, ... to `offset[d] + p`:
  *    neighbouring threads, neighbouring places. Values follow through the same shared memory,
  *    to the same places.
  */
@@ -460,7 +460,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     unsigned int in_tile = left < RADIX_ONESWEEP_TILE ? (unsigned)left : RADIX_ONESWEEP_TILE;
     unsigned int to[ONESWEEP_ITEMS];
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
-        unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
+        unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < in_tile) {
             unsigned int key = s_tile[p];
             to[k] = s_offset[onesweep_digit(key, shift)] + p;
@@ -476,7 +476,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
         }
         __syncthreads();
         for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
-            unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
+            unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
             if (p < in_tile) {
                 values_out[to[k]] = s_tile[p];
             }
@@ -492,7 +492,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
  */
 
 /** One onesweep pass of keys alone (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 3)
     onesweep_keys_kernel(const unsigned int *keys_in, unsigned int *keys_out, size_t n,
                          unsigned int shift, const unsigned int *bins, unsigned int *status,
                          unsigned int *counter)
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
 }
 
 /** One onesweep pass of pairs (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 2)
     onesweep_pairs_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                           unsigned int *keys_out, unsigned int *values_out, size_t n,
                           unsigned int shift, const unsigned int *bins, unsigned int *status,
@@ -513,7 +513,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
 /**
  * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
  * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
- * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
+ * (::onesweep_histograms_kernel on min(kit_blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
  * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes
  * (::onesweep_keys_kernel, or ::onesweep_pairs_kernel when @p d_values is not NULL), each after
  * a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers and
@@ -526,11 +526,11 @@ cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n
     CUDA_TRY(cudaMemsetAsync(
         w->bins, 0, (ONESWEEP_PASSES * RADIX_ONESWEEP_DIGITS + ONESWEEP_PASSES) * sizeof *w->bins,
         0));
-    unsigned blocks = blocks_for(n);
+    unsigned blocks = kit_blocks_for(n);
     blocks = blocks < ONESWEEP_HISTOGRAM_BLOCKS ? blocks : ONESWEEP_HISTOGRAM_BLOCKS;
-    onesweep_histograms_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_keys, n, w->bins);
+    onesweep_histograms_kernel<<<blocks, KIT_BLOCK_THREADS>>>(d_keys, n, w->bins);
     CUDA_TRY(cudaGetLastError());
-    onesweep_scan_bins_kernel<<<ONESWEEP_PASSES, THREADS_PER_BLOCK>>>(w->bins);
+    onesweep_scan_bins_kernel<<<ONESWEEP_PASSES, KIT_BLOCK_THREADS>>>(w->bins);
     CUDA_TRY(cudaGetLastError());
     unsigned int *keys[2] = {d_keys, w->keys}, *values[2] = {d_values, w->values};
     int from = 0;
@@ -540,11 +540,11 @@ cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n
         unsigned int tiles = (unsigned)w->tiles, shift = pass * RADIX_ONESWEEP_BITS;
         const unsigned int *bins = w->bins + pass * RADIX_ONESWEEP_DIGITS;
         if (d_values) {
-            onesweep_pairs_kernel<<<tiles, THREADS_PER_BLOCK>>>(
+            onesweep_pairs_kernel<<<tiles, KIT_BLOCK_THREADS>>>(
                 keys[from], values[from], keys[1 - from], values[1 - from], n, shift, bins,
                 w->status, w->counters + pass);
         } else {
-            onesweep_keys_kernel<<<tiles, THREADS_PER_BLOCK>>>(keys[from], keys[1 - from], n, shift,
+            onesweep_keys_kernel<<<tiles, KIT_BLOCK_THREADS>>>(keys[from], keys[1 - from], n, shift,
                                                                bins, w->status, w->counters + pass);
         }
         CUDA_TRY(cudaGetLastError());
