@@ -14,8 +14,8 @@
  * - *tile*: the keys one block holds at once, block threads times items per thread,
  *   `PREFIX_TILE` (a number of keys);
  * - *number of tiles*: the tiles of n keys, the last one partial: kit_num_tiles(n, tile);
- * - *keys of this tile*: the keys of tile t of n, a whole tile or fewer in the last:
- *   kit_tile_keys(n, t, tile);
+ * - *keys of this tile*: the keys of the tile that starts at key base of n, a whole tile or
+ *   fewer in the last: kit_tile_keys(n, base, tile);
  * - *blocks for n items*: the grid of a one-thread-per-item kernel: kit_blocks_for(n).
  *
  * `PREFIX` names the lab and, in a lab of several tiers with blocks of their own shape, the

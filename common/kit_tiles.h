@@ -24,12 +24,13 @@ KIT_HOST_DEVICE static inline size_t kit_num_tiles(size_t n, size_t tile)
 }
 
 /**
- * The keys of tile @p t (0 <= t < kit_num_tiles(n, tile)) of @p n keys in tiles of @p tile
- * keys: @p tile, or fewer in the last tile. Tile t starts at key `t * tile`.
+ * The keys of this tile: of @p n keys in tiles of @p tile keys, the tile that starts at key
+ * @p base (tile t starts at `t * tile`, base < n) holds @p tile keys, or fewer if it is the
+ * last. A kernel of one block per tile has its base already: it passes it.
  */
-KIT_HOST_DEVICE static inline unsigned kit_tile_keys(size_t n, size_t t, unsigned tile)
+KIT_HOST_DEVICE static inline unsigned kit_tile_keys(size_t n, size_t base, unsigned tile)
 {
-    size_t left = n - t * tile;
+    size_t left = n - base;
     return left < tile ? (unsigned)left : tile;
 }
 

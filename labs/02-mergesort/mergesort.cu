@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 {
     __shared__ unsigned int tile_keys[2][MERGESORT_TILE], tile_values[2][MERGESORT_TILE];
     size_t base = (size_t)blockIdx.x * MERGESORT_TILE;
-    unsigned count = n - base < MERGESORT_TILE ? (unsigned)(n - base) : MERGESORT_TILE;
+    unsigned count = kit_tile_keys(n, base, MERGESORT_TILE);
     const unsigned int *values = dst_values ? src_values : NULL;
     load_shared(src_keys, values, base, count, tile_keys[0], tile_values[0]);
     int from = 0;

@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(REG_THREADS)
 {
     __shared__ unsigned int shared_keys[REG_TILE], shared_values[REG_TILE];
     size_t base = (size_t)blockIdx.x * REG_TILE;
-    unsigned count = n - base < REG_TILE ? (unsigned)(n - base) : REG_TILE;
+    unsigned count = kit_tile_keys(n, base, REG_TILE);
     int with_values = dst_values != NULL;
     unsigned int keys[REG_VT], values[REG_VT];
     reg_load_tile(src_keys, with_values ? src_values : NULL, base, count, shared_keys,

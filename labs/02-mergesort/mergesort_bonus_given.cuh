@@ -311,7 +311,7 @@ extern "C" cudaError_t mergesort_sort_pairs_reg(unsigned int *d_keys, unsigned i
     }
     sort_buffers b = {NULL, NULL, NULL};
     void *block = NULL;
-    size_t tiles = (n - 1) / REG_TILE + 1; /* one split per tile of output, in every pass */
+    size_t tiles = kit_num_tiles(n, REG_TILE); /* one split per tile of output, in every pass */
     kit_buffer buffers[] = {{(void **)&b.keys, n * sizeof *b.keys},
                             {(void **)&b.values, d_values ? n * sizeof *b.values : 0},
                             {(void **)&b.splits, tiles * sizeof *b.splits}};

@@ -70,13 +70,6 @@ __device__ void store_tile(unsigned int *keys, unsigned int *values, size_t base
     }
 }
 
-/** The number of keys of tile @p tile of an array of @p n keys (the last may be partial). */
-__device__ unsigned tile_count(size_t n, size_t tile)
-{
-    size_t left = n - tile * BITONIC_TILE;
-    return left < BITONIC_TILE ? (unsigned)left : BITONIC_TILE;
-}
-
 /* ------------------------------------------------------------------------------------------
  * What your bitonic.cu defines, for the given code below (each one's comment there says what
  * it must do)

@@ -18,7 +18,7 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers)
  * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
  * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
  * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
@@ -237,7 +237,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
 
 /**
  * TODO 4.3: one pass (n > 0) with the caller's buffers: @p table of RADIX_DIGITS *
- * radix_tile_count(n) entries and @p scratch for its scan. Histograms, scan, scatter.
+ * kit_num_tiles(n, RADIX_TILE) entries and @p scratch for its scan. Histograms, scan, scatter.
  */
 cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,

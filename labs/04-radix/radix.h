@@ -36,7 +36,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "keyflip.h" /* KIT_HOST_DEVICE, the key flips */
+#include "keyflip.h"   /* KIT_HOST_DEVICE, the key flips */
+#include "kit_tiles.h" /* kit_num_tiles(): the tiles of n keys */
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,12 +81,6 @@ extern "C" {
  * 30 bits and a status in 2 (see the handout).
  */
 #define RADIX_ONESWEEP_MAX_N ((1u << 30) - 1u)
-
-/** The number of tiles of ::RADIX_TILE keys of an array of @p n keys (the last may be partial). */
-KIT_HOST_DEVICE static inline size_t radix_tile_count(size_t n)
-{
-    return (n + RADIX_TILE - 1) / RADIX_TILE;
-}
 
 /** The digit of @p key that the pass of bit offset @p shift sorts by (shift 0, RADIX_BITS, ...). */
 KIT_HOST_DEVICE static inline unsigned int radix_digit(unsigned int key, unsigned int shift)
@@ -163,8 +158,8 @@ cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_
  * TODO 4.3: the histogram table of the pass of bit offset @p shift: for every tile `t` of
  * ::RADIX_TILE keys and every digit `d`, the number of keys of tile `t` whose
  * radix_digit(key, shift) is `d`, written to `d_table[radix_table_index(d, t, tiles)]`, with
- * `tiles` = radix_tile_count(n). @p d_table has ::RADIX_DIGITS * tiles entries. @p shift is
- * a multiple of ::RADIX_BITS below 32.
+ * `tiles` = kit_num_tiles(n, ::RADIX_TILE). @p d_table has ::RADIX_DIGITS * tiles entries.
+ * @p shift is a multiple of ::RADIX_BITS below 32.
  */
 cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                              unsigned int *d_table);

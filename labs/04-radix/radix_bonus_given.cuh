@@ -143,27 +143,15 @@ typedef struct {
     size_t bytes;               /**< 8 * (tiles + 1): what the reset zeroes, from base */
 } lookback_buffers;
 
-/** The number of tiles of ::RADIX_LOOKBACK_TILE values of @p n values. */
-static inline size_t lookback_tile_count(size_t n)
-{
-    return (n + RADIX_LOOKBACK_TILE - 1) / RADIX_LOOKBACK_TILE;
-}
-
 /** The workspace of a single-pass scan of @p n > 0 values, from ::radix_cache. */
 cudaError_t alloc_lookback(lookback_buffers *w, size_t n)
 {
-    w->bytes = (lookback_tile_count(n) + 1) * sizeof(unsigned long long);
+    w->bytes = (kit_num_tiles(n, RADIX_LOOKBACK_TILE) + 1) * sizeof(unsigned long long);
     kit_buffer parts[] = {{&w->base, w->bytes}};
     CUDA_TRY(kit_cached_buffers(&radix_cache, parts, 1));
     w->counter = (unsigned int *)w->base;
     w->status = (unsigned long long *)w->base + 1;
     return cudaSuccess;
-}
-
-/** The number of tiles of ::RADIX_ONESWEEP_TILE keys of @p n keys. */
-static inline size_t onesweep_tile_count(size_t n)
-{
-    return (n + RADIX_ONESWEEP_TILE - 1) / RADIX_ONESWEEP_TILE;
 }
 
 /**
@@ -179,14 +167,14 @@ typedef struct {
     unsigned int *counters; /**< ONESWEEP_PASSES words right after bins: each pass's next tile */
     unsigned int *status;   /**< tiles * RADIX_ONESWEEP_DIGITS ::onesweep_word, tile-major
                                  (`status[tile * 256 + d]`), reused by every pass */
-    size_t tiles;           /**< onesweep_tile_count(n) */
+    size_t tiles;           /**< kit_num_tiles(n, RADIX_ONESWEEP_TILE) */
 } onesweep_buffers;
 
 /** The buffers of a onesweep sort of @p n >= 2 keys (and values), from ::radix_cache. */
 cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
 {
     const size_t word = sizeof(unsigned int);
-    w->tiles = onesweep_tile_count(n);
+    w->tiles = kit_num_tiles(n, RADIX_ONESWEEP_TILE);
     kit_buffer parts[] = {
         {(void **)&w->keys, n * word},
         {(void **)&w->values, with_values ? n * word : 0},
@@ -229,7 +217,7 @@ extern "C" cudaError_t radix_scan_lookback(const unsigned int *d_in, unsigned in
     if (n == 0) {
         return cudaSuccess;
     }
-    if (lookback_tile_count(n) > 0x7FFFFFFFu) {
+    if (kit_num_tiles(n, RADIX_LOOKBACK_TILE) > 0x7FFFFFFFu) {
         return cudaErrorInvalidValue; /* more tiles than a grid has blocks */
     }
     lookback_buffers w;

@@ -49,13 +49,6 @@ __device__ void store_items(unsigned int *out, size_t base, size_t n, const unsi
     }
 }
 
-/** The keys of tile @p tile of an array of @p n keys: RADIX_TILE, or fewer in the last. */
-__device__ unsigned tile_count(size_t n, size_t tile)
-{
-    size_t left = n - tile * RADIX_TILE;
-    return left < RADIX_TILE ? (unsigned)left : RADIX_TILE;
-}
-
 /* ------------------------------------------------------------------------------------------
  * The sorts' device buffers
  * ------------------------------------------------------------------------------------------ */
@@ -65,7 +58,7 @@ size_t scan_scratch_count(size_t n)
 {
     size_t count = 0;
     while (n > RADIX_SCAN_TILE) {
-        n = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+        n = kit_num_tiles(n, RADIX_SCAN_TILE);
         count += n;
     }
     return count;
@@ -201,7 +194,7 @@ extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_va
 cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
 {
     work_buffers w;
-    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE)));
     return sort_by_digits(d_keys, d_values, n, &w, passes);
 }
 
@@ -247,7 +240,7 @@ extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned 
         return cudaSuccess;
     }
     work_buffers w;
-    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
+    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE)));
     return pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags,
                      w.scratch);
 }

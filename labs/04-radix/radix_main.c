@@ -82,7 +82,8 @@ static cudaError_t sort_by_splits(unsigned int *d_keys, size_t n)
  * are RADIX_DIGITS words per tile of RADIX_TILE keys: small, counted too). --bench's floor. */
 static double bytes_keys(size_t n)
 {
-    double table = 3.0 * 2 * RADIX_DIGITS * (double)radix_tile_count(n); /* written, scanned */
+    /* The table: written, then scanned (read and written). */
+    double table = 3.0 * 2 * RADIX_DIGITS * (double)kit_num_tiles(n, RADIX_TILE);
     return RADIX_PASSES * (3.0 * n + table) * sizeof(unsigned int) + n * sizeof(unsigned int);
 }
 
@@ -103,7 +104,7 @@ static double bytes_flipped(size_t n)
  * RADIX_ONESWEEP_TILE keys, zeroed, written and read about twice per pass) counted too. */
 static double bytes_onesweep_keys(size_t n)
 {
-    double tiles = (double)((n + RADIX_ONESWEEP_TILE - 1) / RADIX_ONESWEEP_TILE);
+    double tiles = (double)kit_num_tiles(n, RADIX_ONESWEEP_TILE);
     double status = 4.0 * RADIX_ONESWEEP_DIGITS * tiles * 4.0; /* words per pass: 4 touches */
     return (9.0 * n + status) * sizeof(unsigned int);
 }

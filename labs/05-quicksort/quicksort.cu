@@ -20,7 +20,7 @@
 #include "quicksort.h"
 
 /* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree
- * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), tiles_for(),
+ * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(),
  * count_launch_failure(), load_fresh()), swap_keys() and heap_sort() (5.1),
  * block_exclusive_scan(), last_block_done(), block_fill() and fill_kernel (5.2, 5.4),
  * compare_ascending() (5.3), ITEMS_PER_THREAD, FILL_BY_BLOCK_MAX and the PENDING_LAUNCHES_
@@ -83,11 +83,12 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
 
 /**
  * TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters: zero
- * the three words of @p d_slot, then launch ::partition_kernel with ::tiles_for(n) blocks of
- * ::QUICKSORT_THREADS threads, at depth 0, `recurse` 0, on one segment {0, n, in_tmp = 1}
- * of a ::sort_tree whose `out` is @p d_out and whose `tmp` is @p d_in (the segment starts in
- * `tmp`; the kernel only reads it, so casting the const away is safe), `slots` @p d_slot,
- * `failures` NULL (nothing is launched) and `counts` @p d_counts.
+ * the three words of @p d_slot, then launch ::partition_kernel with
+ * kit_num_tiles(n, ::QUICKSORT_TILE) blocks of ::QUICKSORT_THREADS threads, at depth 0,
+ * `recurse` 0, on one segment {0, n, in_tmp = 1} of a ::sort_tree whose `out` is @p d_out and
+ * whose `tmp` is @p d_in (the segment starts in `tmp`; the kernel only reads it, so casting
+ * the const away is safe), `slots` @p d_slot, `failures` NULL (nothing is launched) and
+ * `counts` @p d_counts.
  */
 cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t n,
                            unsigned int pivot, unsigned long long *d_counts,

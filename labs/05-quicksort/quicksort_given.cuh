@@ -76,12 +76,6 @@ __device__ unsigned int *segment_dst(const sort_tree *tree, segment s)
     return s.in_tmp ? tree->out : tree->tmp;
 }
 
-/** Blocks of a partition of @p len keys: one per tile. */
-__host__ __device__ unsigned tiles_for(size_t len)
-{
-    return (unsigned)((len + QUICKSORT_TILE - 1) / QUICKSORT_TILE);
-}
-
 /**
  * Called by the thread that just launched a kernel from the device: a launch that failed
  * (past the pending-launch limit, out of memory) is counted, so the host can report it.

@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 {
     __shared__ unsigned int tile_keys[2][MERGESORT_TILE], tile_values[2][MERGESORT_TILE];
     size_t base = (size_t)blockIdx.x * MERGESORT_TILE;
-    unsigned count = n - base < MERGESORT_TILE ? (unsigned)(n - base) : MERGESORT_TILE;
+    unsigned count = kit_tile_keys(n, base, MERGESORT_TILE);
     const unsigned int *values = dst_values ? src_values : NULL;
     load_shared(src_keys, values, base, count, tile_keys[0], tile_values[0]);
     int from = 0;
@@ -362,7 +362,7 @@ cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_val
                        cudaStream_t stream)
 {
     /* BEGIN SOLUTION 2.4 one block per tile, the last may be partial */
-    size_t tiles = (n + MERGESORT_TILE - 1) / MERGESORT_TILE;
+    size_t tiles = kit_num_tiles(n, MERGESORT_TILE);
     sort_tile_kernel<<<(unsigned)tiles, TILE_THREADS, 0, stream>>>(src_keys, src_values, dst_keys,
                                                                    dst_values, n);
     CUDA_TRY(cudaGetLastError());

@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(REG_THREADS)
 {
     __shared__ unsigned int shared_keys[REG_TILE], shared_values[REG_TILE];
     size_t base = (size_t)blockIdx.x * REG_TILE;
-    unsigned count = n - base < REG_TILE ? (unsigned)(n - base) : REG_TILE;
+    unsigned count = kit_tile_keys(n, base, REG_TILE);
     int with_values = dst_values != NULL;
     unsigned int keys[REG_VT], values[REG_VT];
     reg_load_tile(src_keys, with_values ? src_values : NULL, base, count, shared_keys,
@@ -263,7 +263,7 @@ cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src
                            unsigned int *dst_keys, unsigned int *dst_values, size_t n)
 {
     /* BEGIN SOLUTION 2.6 one block per tile, the last may be partial */
-    size_t tiles = (n - 1) / REG_TILE + 1;
+    size_t tiles = kit_num_tiles(n, REG_TILE);
     reg_sort_tile_kernel<<<(unsigned)tiles, REG_THREADS>>>(src_keys, src_values, dst_keys,
                                                            dst_values, n);
     CUDA_TRY(cudaGetLastError());
@@ -299,7 +299,7 @@ __global__ void reg_partition_kernel(const unsigned int *keys, size_t n, size_t 
 cudaError_t reg_partition(const unsigned int *keys, size_t n, size_t width, size_t *splits)
 {
     /* BEGIN SOLUTION 2.6 one thread per tile, KIT_BLOCK_THREADS per block */
-    size_t tiles = (n - 1) / REG_TILE + 1;
+    size_t tiles = kit_num_tiles(n, REG_TILE);
     reg_partition_kernel<<<kit_blocks_for(tiles), KIT_BLOCK_THREADS>>>(keys, n, width, tiles,
                                                                        splits);
     CUDA_TRY(cudaGetLastError());
@@ -370,7 +370,7 @@ cudaError_t reg_merge_pass(const unsigned int *src_keys, const unsigned int *src
 {
     /* BEGIN SOLUTION 2.6 the partition, then one block per tile of output */
     CUDA_TRY(reg_partition(src_keys, n, width, splits));
-    size_t tiles = (n - 1) / REG_TILE + 1;
+    size_t tiles = kit_num_tiles(n, REG_TILE);
     reg_merge_kernel<<<(unsigned)tiles, REG_THREADS>>>(src_keys, src_values, dst_keys, dst_values,
                                                        n, width, splits);
     CUDA_TRY(cudaGetLastError());

@@ -18,10 +18,10 @@
 
 /* Given, in bitonic_given.cuh (read it: your kernels use much of it): TILE_THREADS and
  * KIT_BLOCK_THREADS, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and sort_padded(),
- * which allocates them and calls your sort_through_padding(); and the API functions of
- * bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch).
- * Through it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
+ * kit_tile_keys()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and
+ * sort_padded(), which allocates them and calls your sort_through_padding(); and the API functions
+ * of bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch). Through
+ * it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* BEGIN SOLUTION 3.1 every stage up to the tile (or the run), each step a tile_step */
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
@@ -109,7 +109,7 @@ cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, s
                        int descending)
 {
     /* BEGIN SOLUTION 3.1 one block of TILE_THREADS threads per tile, the last may be partial */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
+    size_t tiles = kit_num_tiles(n, BITONIC_TILE);
     bitonic_sort_tile_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, run,
                                                                 descending);
     CUDA_TRY(cudaGetLastError());
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* BEGIN SOLUTION 3.3 the steps of the stage whose stride is below the tile */
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
@@ -204,7 +204,7 @@ cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n,
                          size_t run, int descending)
 {
     /* BEGIN SOLUTION 3.3 one block of TILE_THREADS threads per tile */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
+    size_t tiles = kit_num_tiles(n, BITONIC_TILE);
     bitonic_merge_shared_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, size, run,
                                                                    descending);
     CUDA_TRY(cudaGetLastError());

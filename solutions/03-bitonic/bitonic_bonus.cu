@@ -193,8 +193,8 @@ __device__ __forceinline__ void tile_stages(unsigned *keys, unsigned *values, in
                                             size_t run, int descending, unsigned *tile_keys,
                                             unsigned *tile_values)
 {
-    size_t base = (size_t)blockIdx.x * BITONIC_MS_TILE, left = n - base;
-    unsigned count = left < BITONIC_MS_TILE ? (unsigned)left : BITONIC_MS_TILE;
+    size_t base = (size_t)blockIdx.x * BITONIC_MS_TILE;
+    unsigned count = kit_tile_keys(n, base, BITONIC_MS_TILE);
     unsigned reg_keys[BITONIC_MS_KEYS], reg_values[BITONIC_MS_KEYS];
     load_registers(keys, values, with_values, base, count, reg_keys, reg_values);
     unsigned from = 8;
@@ -258,7 +258,7 @@ cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size
                               size_t first_size, size_t last_size, size_t run, int descending)
 {
     /* BEGIN SOLUTION 3.5 one block of MULTISTRIDE_THREADS threads per tile, the last partial */
-    unsigned tiles = (unsigned)((n + BITONIC_MS_TILE - 1) / BITONIC_MS_TILE);
+    unsigned tiles = (unsigned)kit_num_tiles(n, BITONIC_MS_TILE);
     if (d_values) {
         multistride_tile_pairs_kernel<<<tiles, MULTISTRIDE_THREADS>>>(
             d_keys, d_values, n, first_size, last_size, run, descending);

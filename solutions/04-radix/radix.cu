@@ -18,7 +18,7 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers)
  * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
  * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
  * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
@@ -149,7 +149,7 @@ cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, siz
                               unsigned int *scratch)
 {
     /* BEGIN SOLUTION 4.1 one block; or sums, scan of the sums (recursion), blocks with offsets */
-    size_t blocks = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+    size_t blocks = kit_num_tiles(n, RADIX_SCAN_TILE);
     if (blocks == 1) {
         scan_blocks_kernel<<<1, KIT_BLOCK_THREADS>>>(d_in, d_out, n, NULL);
         CUDA_TRY(cudaGetLastError());
@@ -309,7 +309,7 @@ cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
     /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
-    size_t tiles = radix_tile_count(n);
+    size_t tiles = kit_num_tiles(n, RADIX_TILE);
     histogram_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(d_keys, n, shift, d_table, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -380,7 +380,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
         load_items(values, base, n, v_items, 0u);
     }
     sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, RADIX_TILE);
     for (unsigned k = 0; k < ITEMS; k++) {
         unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
@@ -397,8 +397,8 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
     /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
-    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), KIT_BLOCK_THREADS>>>(d_keys, d_values, n,
-                                                                            shift);
+    sort_tiles_kernel<<<(unsigned)kit_num_tiles(n, RADIX_TILE), KIT_BLOCK_THREADS>>>(
+        d_keys, d_values, n, shift);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
         load_items(values_in, base, n, v_items, 0u);
     }
     sort_tile_by_digit(k_items, v_items, values_in != NULL, shift, s_keys, s_values, s_warp);
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, RADIX_TILE);
     for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
     }
@@ -467,7 +467,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int shift, const unsigned int *d_offsets)
 {
     /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
-    size_t tiles = radix_tile_count(n);
+    size_t tiles = kit_num_tiles(n, RADIX_TILE);
     scatter_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(
         d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets, tiles);
     CUDA_TRY(cudaGetLastError());
@@ -479,7 +479,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
 
 /**
  * TODO 4.3: one pass (n > 0) with the caller's buffers: @p table of RADIX_DIGITS *
- * radix_tile_count(n) entries and @p scratch for its scan. Histograms, scan, scatter.
+ * kit_num_tiles(n, RADIX_TILE) entries and @p scratch for its scan. Histograms, scan, scatter.
  */
 cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
@@ -487,7 +487,7 @@ cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_value
 {
     /* BEGIN SOLUTION 4.3 the table, its scan in place, the scatter */
     CUDA_TRY(histograms(d_keys_in, n, shift, table));
-    CUDA_TRY(scan_with_scratch(table, table, RADIX_DIGITS * radix_tile_count(n), scratch));
+    CUDA_TRY(scan_with_scratch(table, table, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE), scratch));
     CUDA_TRY(scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, table));
     return cudaSuccess;
     /* SKELETON */

@@ -215,7 +215,7 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
 {
     /* BEGIN SOLUTION 4.5 reset the status words and the counter, one launch */
     CUDA_TRY(cudaMemsetAsync(w->base, 0, w->bytes, 0));
-    unsigned tiles = (unsigned)lookback_tile_count(n);
+    unsigned tiles = (unsigned)kit_num_tiles(n, RADIX_LOOKBACK_TILE);
     scan_lookback_kernel<<<tiles, KIT_BLOCK_THREADS>>>(d_in, d_out, n, w->status, w->counter);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -456,8 +456,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     unsigned int before = tile == 0 ? 0u : onesweep_lookback(status, tile, count);
     s_offset[d] = bins[d] + before - starts[0]; /* modulo 2^32: p >= start[d] brings it back */
     __syncthreads();
-    size_t left = n - base;
-    unsigned int in_tile = left < RADIX_ONESWEEP_TILE ? (unsigned)left : RADIX_ONESWEEP_TILE;
+    unsigned int in_tile = kit_tile_keys(n, base, RADIX_ONESWEEP_TILE);
     unsigned int to[ONESWEEP_ITEMS];
     for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
         unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;

@@ -20,7 +20,7 @@
 #include "quicksort.h"
 
 /* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree
- * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), tiles_for(),
+ * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(),
  * count_launch_failure(), load_fresh()), swap_keys() and heap_sort() (5.1),
  * block_exclusive_scan(), last_block_done(), block_fill() and fill_kernel (5.2, 5.4),
  * compare_ascending() (5.3), ITEMS_PER_THREAD, FILL_BY_BLOCK_MAX and the PENDING_LAUNCHES_
@@ -164,11 +164,12 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
 
 /**
  * TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters: zero
- * the three words of @p d_slot, then launch ::partition_kernel with ::tiles_for(n) blocks of
- * ::QUICKSORT_THREADS threads, at depth 0, `recurse` 0, on one segment {0, n, in_tmp = 1}
- * of a ::sort_tree whose `out` is @p d_out and whose `tmp` is @p d_in (the segment starts in
- * `tmp`; the kernel only reads it, so casting the const away is safe), `slots` @p d_slot,
- * `failures` NULL (nothing is launched) and `counts` @p d_counts.
+ * the three words of @p d_slot, then launch ::partition_kernel with
+ * kit_num_tiles(n, ::QUICKSORT_TILE) blocks of ::QUICKSORT_THREADS threads, at depth 0,
+ * `recurse` 0, on one segment {0, n, in_tmp = 1} of a ::sort_tree whose `out` is @p d_out and
+ * whose `tmp` is @p d_in (the segment starts in `tmp`; the kernel only reads it, so casting
+ * the const away is safe), `slots` @p d_slot, `failures` NULL (nothing is launched) and
+ * `counts` @p d_counts.
  */
 cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t n,
                            unsigned int pivot, unsigned long long *d_counts,
@@ -179,7 +180,8 @@ cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t
     /* d_in is only read: it is the segment's "tmp" buffer, and d_out its "out". */
     sort_tree tree = {d_out, (unsigned int *)d_in, d_slot, NULL, d_counts};
     segment all = {0, n, 1};
-    partition_kernel<<<tiles_for(n), QUICKSORT_THREADS>>>(tree, all, pivot, 0, 0);
+    partition_kernel<<<(unsigned)kit_num_tiles(n, QUICKSORT_TILE), QUICKSORT_THREADS>>>(
+        tree, all, pivot, 0, 0);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -351,8 +353,8 @@ __device__ void launch_partition(const sort_tree *tree, segment child, int depth
     slot[0] = 0;
     slot[1] = 0;
     slot[2] = 0;
-    partition_kernel<<<tiles_for(child.len), QUICKSORT_THREADS, 0, cudaStreamFireAndForget>>>(
-        *tree, child, pivot, depth, 1);
+    partition_kernel<<<(unsigned)kit_num_tiles(child.len, QUICKSORT_TILE), QUICKSORT_THREADS, 0,
+                       cudaStreamFireAndForget>>>(*tree, child, pivot, depth, 1);
     count_launch_failure(tree->failures);
     /* END SOLUTION */
 }
@@ -424,7 +426,7 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
     /* BEGIN SOLUTION 5.4 the equal part (a long one by a grid of its own), the two children */
     if (equal > FILL_BY_BLOCK_MAX) {
         if (threadIdx.x == 0) {
-            unsigned blocks = (unsigned)((equal + QUICKSORT_TILE - 1) / QUICKSORT_TILE);
+            unsigned blocks = (unsigned)kit_num_tiles(equal, QUICKSORT_TILE);
             fill_kernel<<<blocks, QUICKSORT_THREADS, 0, cudaStreamFireAndForget>>>(equal_part,
                                                                                    equal, pivot);
             count_launch_failure(tree.failures);
@@ -508,7 +510,7 @@ __global__ void level_prepare_kernel(level_segment *level, unsigned long long *s
             slots[3 * (size_t)blockIdx.x + k] = 0;
         }
     }
-    unsigned tiles = tiles_for(s->seg.len);
+    unsigned tiles = (unsigned)kit_num_tiles(s->seg.len, QUICKSORT_TILE);
     for (unsigned t = threadIdx.x; t < tiles; t += blockDim.x) {
         owner[s->first_tile + t] = blockIdx.x;
     }
@@ -560,8 +562,8 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
                                 child[c].len);
         } else if (threadIdx.x == 0) {
             level_segment n = {child[c], 0u, 0};
-            n.first_tile =
-                (size_t)atomicAdd(&counts->tiles, (unsigned long long)tiles_for(child[c].len));
+            unsigned tiles = (unsigned)kit_num_tiles(child[c].len, QUICKSORT_TILE);
+            n.first_tile = (size_t)atomicAdd(&counts->tiles, (unsigned long long)tiles);
             next[atomicAdd(&counts->segments, 1ull)] = n;
         }
     }
@@ -578,7 +580,7 @@ cudaError_t host_loop_sort(loop_buffers *b, size_t n)
     /* BEGIN SOLUTION 5.4 one level per iteration until no big segment is left */
     level_segment root = {{0, n, 0}, 0u, 0};
     CUDA_TRY(cudaMemcpy(b->level[0], &root, sizeof root, cudaMemcpyHostToDevice));
-    size_t segments = 1, tiles = tiles_for(n);
+    size_t segments = 1, tiles = kit_num_tiles(n, QUICKSORT_TILE);
     for (int depth = 1; segments > 0; depth++) {
         level_counts counts;
         CUDA_TRY(cudaMemset(b->counts, 0, sizeof *b->counts));
