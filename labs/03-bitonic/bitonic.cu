@@ -16,7 +16,7 @@
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_given.cuh (read it: your kernels use much of it): TILE_THREADS and
+/* Given, in bitonic_given.cuh (read it: your kernels use much of it): BITONIC_BLOCK_THREADS and
  * KIT_BLOCK_THREADS, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
  * kit_tile_keys()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and
  * sort_padded(), which allocates them and calls your sort_through_padding(); and the API functions
@@ -42,12 +42,12 @@ __device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_val
 }
 
 /**
- * One step (size, stride) of the network inside a tile in shared memory, for the tile that
- * starts at key @p base of the array and holds @p count keys: thread t does comparators t and
- * t + TILE_THREADS (the tile's ::BITONIC_TILE / 2 comparators over its TILE_THREADS threads),
- * in the direction bitonic_descending_at() gives for the key's index in the whole array, then
- * waits at a barrier, so the next step sees every exchange of this one. Used by the tile sort
- * (3.1) and by the shared merge (3.3).
+ * One step (size, stride) of the network inside a tile in shared memory, for the tile that starts
+ * at key @p base of the array and holds @p count keys: thread t does comparators t and
+ * `t + BITONIC_BLOCK_THREADS` (the tile's ::BITONIC_TILE / 2 comparators over its
+ * ::BITONIC_BLOCK_THREADS threads), in the direction bitonic_descending_at() gives for the key's
+ * index in the whole array, then waits at a barrier, so the next step sees every exchange of this
+ * one. Used by the tile sort (3.1) and by the shared merge (3.3).
  */
 __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, size_t base,
                           unsigned count, size_t size, size_t stride, size_t run, int descending)
@@ -60,7 +60,7 @@ __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, si
  * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
  * stride = size / 2 ... 1, each step a ::tile_step.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
                              int descending)
 {
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
                        int descending)
 {
-    /* TODO 3.1: one block of TILE_THREADS threads per tile, the last may be partial */
+    /* TODO 3.1: one block of BITONIC_BLOCK_THREADS per tile, the last may be partial */
     KIT_TODO_STUB(d_keys, d_values, n, run, descending);
 }
 
@@ -114,7 +114,7 @@ cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
  * of stride min(size, ::BITONIC_TILE) / 2 down to 1, each a ::tile_step (written in
  * TODO 3.1), and stores the tile.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
                                 size_t run, int descending)
 {
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t run, int descending)
 {
-    /* TODO 3.3: one block of TILE_THREADS threads per tile */
+    /* TODO 3.3: one block of BITONIC_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, d_values, n, size, run, descending);
 }
 

@@ -16,8 +16,11 @@
 #include "bitonic_common.cuh"
 #include "kit_device.cuh" /* KIT_BLOCK_THREADS and kit_blocks_for(): the global step, the padding */
 
-/** Threads of a tile block: each owns 4 keys of the tile, so 2 comparators of every step. */
-#define TILE_THREADS (BITONIC_TILE / 4)
+/** Keys of the tile each thread of a tile block owns: 4, so 2 comparators of every step. */
+#define BITONIC_ITEMS_PER_THREAD 4u
+
+/** Threads of a tile block (tiers 3.1 and 3.3): ::BITONIC_TILE / ::BITONIC_ITEMS_PER_THREAD. */
+#define BITONIC_BLOCK_THREADS (BITONIC_TILE / BITONIC_ITEMS_PER_THREAD)
 
 /* ------------------------------------------------------------------------------------------
  * A tile in shared memory (given: read it, use it)
