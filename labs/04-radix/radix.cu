@@ -18,9 +18,9 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers)
- * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
- * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers) and sort_u32();
+ * key_type; and the API functions of TODOs 4.1 to 4.4 that only check their arguments, allocate and
+ * call yours (all but radix_scan_block). RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
  * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
@@ -40,15 +40,15 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * ITEMS items, in the blocked
- * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
- * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
- * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
- * warp 0, and each thread adds what comes before it. Warp 0 leaves in `s_warp[w]` what the
- * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
- * every thread reads into @p total after a barrier.
- * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
- * The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items, in
+ * the blocked arrangement (thread t holds the RADIX_ITEMS_PER_THREAD consecutive items from
+ * `t * RADIX_ITEMS_PER_THREAD` on): each thread scans its own items serially (work-efficient: one
+ * add per item), the threads' sums are scanned by a warp scan in each warp,
+ * the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by warp 0, and each thread adds
+ * what comes before it. Warp 0 leaves in `s_warp[w]` what the warps before warp w hold, and in the
+ * extra word `s_warp[WARPS]` the block's sum, which every thread reads into @p total after a
+ * barrier. Every thread of the block must call it (it has barriers); it leaves @p s_warp free for
+ * reuse. The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
 {

@@ -18,8 +18,8 @@
 #include "kit_device.cuh"
 #include "radix.h"
 
-/** Items each thread holds in a block scan or a tile: KIT_BLOCK_THREADS * ITEMS per tile. */
-#define ITEMS 4u
+/** Items each thread holds in a block scan or a tile (::RADIX_SCAN_TILE, ::RADIX_TILE). */
+#define RADIX_ITEMS_PER_THREAD 4u
 
 /** Warps per block. */
 #define WARPS (KIT_BLOCK_THREADS / 32u)
@@ -27,8 +27,9 @@
 /** Every lane of a warp, for the shuffles. */
 #define FULL_MASK 0xFFFFFFFFu
 
-#if RADIX_TILE != KIT_BLOCK_THREADS * ITEMS || RADIX_SCAN_TILE != KIT_BLOCK_THREADS * ITEMS
-#error "a tile and a scan block are KIT_BLOCK_THREADS * ITEMS items"
+#if RADIX_TILE != KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD ||                                    \
+    RADIX_SCAN_TILE != KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD
+#error "a tile and a scan block are KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items"
 #endif
 
 /**

@@ -3,11 +3,11 @@
  * @brief Lab 04's given code for radix.cu: the blocked loads and stores, the sorts' buffers,
  *        and the API functions of TODOs 4.1 to 4.4 that check their arguments and call yours.
  *
- * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the
- * grader compiles your radix.cu with its own copy of this file). The block's shape (::ITEMS,
- * ::WARPS, ::FULL_MASK) comes from radix_common.cuh, which it includes; the block size
- * ::KIT_BLOCK_THREADS and kit_blocks_for() from common/kit_device.cuh. The bonus's given code is
- * radix_bonus_given.cuh (radix_bonus.cu's).
+ * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the grader
+ * compiles your radix.cu with its own copy of this file). The block's shape
+ * (::RADIX_ITEMS_PER_THREAD, ::WARPS, ::FULL_MASK) comes from radix_common.cuh, which it includes;
+ * the block size ::KIT_BLOCK_THREADS and kit_blocks_for() from common/kit_device.cuh. The bonus's
+ * given code is radix_bonus_given.cuh (radix_bonus.cu's).
  */
 #pragma once
 
@@ -16,7 +16,7 @@
 /** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
 #define KEY_BITS_BLOCKS 1024u
 
-#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > KIT_BLOCK_THREADS * ITEMS
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD
 #error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
 #endif
 
@@ -25,15 +25,15 @@
  * ------------------------------------------------------------------------------------------ */
 
 /**
- * Loads the ITEMS items of this thread in the *blocked* arrangement: thread t gets items
- * `base + t * ITEMS + k`, k = 0 .. ITEMS - 1 (consecutive items, so a thread's items are a
- * piece of the block's order); items at or past @p n get @p fill.
+ * Loads the RADIX_ITEMS_PER_THREAD items of this thread in the *blocked* arrangement: thread t gets
+ * items `base + t * RADIX_ITEMS_PER_THREAD + k`, k = 0 .. RADIX_ITEMS_PER_THREAD - 1 (consecutive
+ * items, so a thread's items are a piece of the block's order); items at or past @p n get @p fill.
  */
 __device__ void load_items(const unsigned int *in, size_t base, size_t n, unsigned int *items,
                            unsigned int fill)
 {
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        size_t i = base + threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
         items[k] = i < n ? in[i] : fill;
     }
 }
@@ -41,8 +41,8 @@ __device__ void load_items(const unsigned int *in, size_t base, size_t n, unsign
 /** Stores this thread's items where ::load_items read them (those below @p n only). */
 __device__ void store_items(unsigned int *out, size_t base, size_t n, const unsigned int *items)
 {
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        size_t i = base + threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
         if (i < n) {
             out[i] = items[k];
         }

@@ -18,9 +18,9 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers)
- * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
- * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers) and sort_u32();
+ * key_type; and the API functions of TODOs 4.1 to 4.4 that only check their arguments, allocate and
+ * call yours (all but radix_scan_block). RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
  * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
@@ -50,22 +50,22 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * ITEMS items, in the blocked
- * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
- * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
- * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
- * warp 0, and each thread adds what comes before it. Warp 0 leaves in `s_warp[w]` what the
- * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
- * every thread reads into @p total after a barrier.
- * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
- * The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items, in
+ * the blocked arrangement (thread t holds the RADIX_ITEMS_PER_THREAD consecutive items from
+ * `t * RADIX_ITEMS_PER_THREAD` on): each thread scans its own items serially (work-efficient: one
+ * add per item), the threads' sums are scanned by a warp scan in each warp,
+ * the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by warp 0, and each thread adds
+ * what comes before it. Warp 0 leaves in `s_warp[w]` what the warps before warp w hold, and in the
+ * extra word `s_warp[WARPS]` the block's sum, which every thread reads into @p total after a
+ * barrier. Every thread of the block must call it (it has barriers); it leaves @p s_warp free for
+ * reuse. The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
 {
     *total = 0; /* set below: this only keeps callers defined until the TODO is written */
     /* BEGIN SOLUTION 4.1 thread: serial scan; warps: scan of thread sums; warp 0: of warp sums */
     unsigned int sum = 0;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         unsigned int v = items[k];
         items[k] = sum;
         sum += v;
@@ -88,7 +88,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
     }
     __syncthreads();
     unsigned int before = s_warp[warp] + inclusive - sum;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         items[k] += before;
     }
     *total = s_warp[WARPS];
@@ -110,11 +110,11 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     /* BEGIN SOLUTION 4.1 load, scan, add the block's offset, store */
     __shared__ unsigned int s_warp[WARPS + 1];
     size_t base = (size_t)blockIdx.x * RADIX_SCAN_TILE;
-    unsigned int items[ITEMS], total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD], total;
     load_items(in, base, n, items, 0u);
     block_exclusive_scan(items, s_warp, &total);
     unsigned int offset = offsets ? offsets[blockIdx.x] : 0u;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         items[k] += offset;
     }
     store_items(out, base, n, items);
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
 {
     /* BEGIN SOLUTION 4.1 the block scan's total is the block's sum */
     __shared__ unsigned int s_warp[WARPS + 1];
-    unsigned int items[ITEMS], total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD], total;
     load_items(in, (size_t)blockIdx.x * RADIX_SCAN_TILE, n, items, 0u);
     block_exclusive_scan(items, s_warp, &total);
     if (threadIdx.x == 0) {
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     __syncthreads();
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
     unsigned warp = threadIdx.x / 32u;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         size_t i = base + k * KIT_BLOCK_THREADS + threadIdx.x;
         if (i < n) {
             atomicAdd(&s_counts[warp][radix_digit(keys[i], shift)], 1u);
@@ -334,14 +334,14 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
     /* BEGIN SOLUTION 4.3 RADIX_BITS block-wide splits, each on the block scan of the bit */
     for (unsigned b = 0; b < RADIX_BITS; b++) {
         unsigned bit = shift + b;
-        unsigned int ones_before[ITEMS], ones;
-        for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned int ones_before[RADIX_ITEMS_PER_THREAD], ones;
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
             ones_before[k] = (keys[k] >> bit) & 1u;
         }
         block_exclusive_scan(ones_before, s_warp, &ones);
         unsigned zeros = RADIX_TILE - ones;
-        for (unsigned k = 0; k < ITEMS; k++) {
-            unsigned p = threadIdx.x * ITEMS + k;
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+            unsigned p = threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
             unsigned dst = ((keys[k] >> bit) & 1u) ? zeros + ones_before[k] : p - ones_before[k];
             s_keys[dst] = keys[k];
             if (with_values) {
@@ -349,10 +349,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
             }
         }
         __syncthreads();
-        for (unsigned k = 0; k < ITEMS; k++) {
-            keys[k] = s_keys[threadIdx.x * ITEMS + k];
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+            keys[k] = s_keys[threadIdx.x * RADIX_ITEMS_PER_THREAD + k];
             if (with_values) {
-                values[k] = s_values[threadIdx.x * ITEMS + k];
+                values[k] = s_values[threadIdx.x * RADIX_ITEMS_PER_THREAD + k];
             }
         }
         /* The next split writes s_keys again: everybody must have read it first. */
@@ -374,14 +374,14 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     __shared__ unsigned int s_values[RADIX_TILE];
     __shared__ unsigned int s_warp[WARPS + 1];
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
-    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    unsigned int k_items[RADIX_ITEMS_PER_THREAD], v_items[RADIX_ITEMS_PER_THREAD] = {0};
     load_items(keys, base, n, k_items, 0xFFFFFFFFu);
     if (values) {
         load_items(values, base, n, v_items, 0u);
     }
     sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
     unsigned count = kit_tile_keys(n, base, RADIX_TILE);
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             keys[base + p] = s_keys[p];
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     __shared__ unsigned int s_start[RADIX_DIGITS];
     __shared__ unsigned int s_offset[RADIX_DIGITS];
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
-    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    unsigned int k_items[RADIX_ITEMS_PER_THREAD], v_items[RADIX_ITEMS_PER_THREAD] = {0};
     load_items(keys_in, base, n, k_items, 0xFFFFFFFFu);
     if (values_in) {
         load_items(values_in, base, n, v_items, 0u);
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
     }
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned d = radix_digit(s_keys[p], shift);
@@ -446,7 +446,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS)
         }
     }
     __syncthreads();
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned int key = s_keys[p];

@@ -18,14 +18,14 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/* Given, in radix_bonus_given.cuh (read it once): LOOKBACK_ITEMS, LOOKBACK_WAIT_NS,
- * ONESWEEP_ITEMS, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and ONESWEEP_HISTOGRAM_BLOCKS; the status
- * words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and onesweep_word() with their readers),
- * onesweep_digit() and onesweep_peers() (the lanes of a warp with the same digit); the workspaces
- * (lookback_buffers, onesweep_buffers); the declaration of your block_exclusive_scan(); and the
- * API functions of TODOs 4.5 and 4.6, which check their arguments, allocate and call yours.
- * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are
- * common/kit_device.cuh's. */
+/* Given, in radix_bonus_given.cuh (read it once): RADIX_LOOKBACK_ITEMS_PER_THREAD,
+ * LOOKBACK_WAIT_NS, RADIX_ONESWEEP_ITEMS_PER_THREAD, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and
+ * ONESWEEP_HISTOGRAM_BLOCKS; the status words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and
+ * onesweep_word() with their readers), onesweep_digit() and onesweep_peers() (the lanes of a warp
+ * with the same digit); the workspaces (lookback_buffers, onesweep_buffers); the declaration of
+ * your block_exclusive_scan(); and the API functions of TODOs 4.5 and 4.6, which check their
+ * arguments, allocate and call yours. RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
+ * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -36,30 +36,31 @@
 #define LOOKBACK_PAD(p) ((p) + ((p) >> 5))
 
 /**
- * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the
- * blocked arrangement (thread t gets tile positions `t * LOOKBACK_ITEMS + k`), through shared
- * memory so that the global reads are coalesced. Each warp does its own part of the tile, the
- * `32 * LOOKBACK_ITEMS` positions from `first = warp * 32 * LOOKBACK_ITEMS`, which are its
- * lanes' items: lane l first reads positions `first + 32 k + l` (the warp reads 32 neighbouring
- * words) into `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other
- * warp touches this part), its own LOOKBACK_ITEMS neighbours (the padding keeps the 32 lanes,
- * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every
- * lane of the warp must call it.
+ * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the blocked
+ * arrangement (thread t gets tile positions `t * RADIX_LOOKBACK_ITEMS_PER_THREAD + k`), through
+ * shared memory so that the global reads are coalesced. Each warp does its own part of the tile,
+ * the `32 * RADIX_LOOKBACK_ITEMS_PER_THREAD` positions from
+ * `first = warp * 32 * RADIX_LOOKBACK_ITEMS_PER_THREAD`, which are its lanes' items: lane l first
+ * reads positions `first + 32 k + l` (the warp reads 32 neighbouring words) into
+ * `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other warp touches
+ * this part), its own RADIX_LOOKBACK_ITEMS_PER_THREAD neighbours (the padding keeps the 32 lanes,
+ * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every lane
+ * of the warp must call it.
  */
 __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
                                    unsigned int *items, unsigned int *s_tile)
 {
     /* BEGIN SOLUTION 4.5 the warp's part: striped reads to shared, __syncwarp, blocked reads */
     unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
-    unsigned first = warp * 32u * LOOKBACK_ITEMS;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    unsigned first = warp * 32u * RADIX_LOOKBACK_ITEMS_PER_THREAD;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned p = first + k * 32u + lane;
         size_t i = base + p;
         s_tile[LOOKBACK_PAD(p)] = i < n ? in[i] : 0u;
     }
     __syncwarp();
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
-        unsigned p = threadIdx.x * LOOKBACK_ITEMS + k;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
+        unsigned p = threadIdx.x * RADIX_LOOKBACK_ITEMS_PER_THREAD + k;
         items[k] = s_tile[LOOKBACK_PAD(p)];
     }
     /* END SOLUTION */
@@ -76,13 +77,13 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
 {
     /* BEGIN SOLUTION 4.5 the warp's part: blocked writes to shared, __syncwarp, striped out */
     unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
-    unsigned first = warp * 32u * LOOKBACK_ITEMS;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
-        unsigned p = threadIdx.x * LOOKBACK_ITEMS + k;
+    unsigned first = warp * 32u * RADIX_LOOKBACK_ITEMS_PER_THREAD;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
+        unsigned p = threadIdx.x * RADIX_LOOKBACK_ITEMS_PER_THREAD + k;
         s_tile[LOOKBACK_PAD(p)] = items[k];
     }
     __syncwarp();
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned p = first + k * 32u + lane;
         size_t i = base + p;
         if (i < n) {
@@ -179,15 +180,15 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS, 4)
     __syncthreads();
     unsigned int tile = s_tile_number;
     size_t base = (size_t)tile * RADIX_LOOKBACK_TILE;
-    unsigned int items[LOOKBACK_ITEMS];
+    unsigned int items[RADIX_LOOKBACK_ITEMS_PER_THREAD];
     lookback_load_tile(in, base, n, items, s_tile);
     unsigned int sum = 0;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned int v = items[k];
         items[k] = sum;
         sum += v;
     }
-    unsigned int sums[ITEMS] = {0}, total;
+    unsigned int sums[RADIX_ITEMS_PER_THREAD] = {0}, total;
     sums[0] = sum;
     block_exclusive_scan(sums, s_warp, &total); /* sums[0]: the threads before this one */
     if (threadIdx.x < 32u) {
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS, 4)
     }
     __syncthreads();
     unsigned int before = s_prefix + sums[0];
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         items[k] += before;
     }
     lookback_store_tile(out, base, n, items, s_tile);
@@ -281,7 +282,7 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS) onesweep_scan_bins_kernel(u
     /* BEGIN SOLUTION 4.6 one count per thread, the block scan of TODO 4.1 */
     __shared__ unsigned int s_warp[WARPS + 1];
     unsigned int *row = bins + blockIdx.x * RADIX_ONESWEEP_DIGITS;
-    unsigned int items[ITEMS] = {0}, total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD] = {0}, total;
     items[0] = row[threadIdx.x];
     block_exclusive_scan(items, s_warp, &total);
     row[threadIdx.x] = items[0];
@@ -289,15 +290,16 @@ __global__ void __launch_bounds__(KIT_BLOCK_THREADS) onesweep_scan_bins_kernel(u
 }
 
 /**
- * TODO 4.6. Counts this thread's ONESWEEP_ITEMS keys in its warp's RADIX_ONESWEEP_DIGITS
- * counters @p s_counts (shared atomics; they start at 0): the warp's histogram of the digit at
- * @p shift. A key whose bit k of @p valid is 0 (past the end of the array) counts nowhere.
+ * TODO 4.6. Counts this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in its warp's
+ * RADIX_ONESWEEP_DIGITS counters @p s_counts (shared atomics; they start at 0): the warp's
+ * histogram of the digit at @p shift. A key whose bit k of @p valid is 0 (past the end of the
+ * array) counts nowhere.
  */
 __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *s_counts)
 {
     /* BEGIN SOLUTION 4.6 one shared atomic per valid key */
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         if ((valid >> k) & 1u) {
             atomicAdd(&s_counts[onesweep_digit(keys[k], shift)], 1u);
         }
@@ -306,18 +308,18 @@ __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid
 }
 
 /**
- * TODO 4.6. Places this thread's ONESWEEP_ITEMS keys in the sorted tile, stably: item k of lane
- * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
- * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
- * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
- * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of
- * peers to the digit's counter with atomicAdd, which returns the counter's old value, and hands
- * that value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
- * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
- * only in the last tile) takes no place and is nobody's peer (a ballot of the valid bits, when
- * not every key of the warp is valid); it still takes part in every ballot and shuffle, and
- * its own peers may be none (leader -1: __shfl_sync takes the source lane modulo 32; its
- * place is not used). Every lane of the warp must call it.
+ * TODO 4.6. Places this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in the sorted tile, stably:
+ * item k of lane l is tile position `warp * 32 * RADIX_ONESWEEP_ITEMS_PER_THREAD + k * 32 + l` (the
+ * warp-striped arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's
+ * first key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of peers
+ * to the digit's counter with atomicAdd, which returns the counter's old value, and hands that
+ * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower lanes.
+ * `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array: only in the
+ * last tile) takes no place and is nobody's peer (a ballot of the valid bits, when not every key of
+ * the warp is valid); it still takes part in every ballot and shuffle, and its own peers may be
+ * none (leader -1: __shfl_sync takes the source lane modulo 32; its place is not used). Every lane
+ * of the warp must call it.
  */
 __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *places,
@@ -327,7 +329,7 @@ __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid
     unsigned lane = threadIdx.x & 31u;
     unsigned int lower = (1u << lane) - 1u; /* the lanes below this one */
     int all_valid = __all_sync(FULL_MASK, valid == ONESWEEP_ALL_VALID); /* same in the warp */
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         int is_valid = (valid >> k) & 1u;
         unsigned int digit = onesweep_digit(keys[k], shift);
         unsigned int peers = onesweep_peers(digit);
@@ -421,10 +423,11 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     __syncthreads();
     unsigned int tile = s_tile_number;
     size_t base = (size_t)tile * RADIX_ONESWEEP_TILE;
-    size_t first = base + warp * 32u * ONESWEEP_ITEMS + lane; /* warp-striped */
-    unsigned int keys[ONESWEEP_ITEMS], values[ONESWEEP_ITEMS], places[ONESWEEP_ITEMS];
+    size_t first = base + warp * 32u * RADIX_ONESWEEP_ITEMS_PER_THREAD + lane; /* warp-striped */
+    unsigned int keys[RADIX_ONESWEEP_ITEMS_PER_THREAD], values[RADIX_ONESWEEP_ITEMS_PER_THREAD];
+    unsigned int places[RADIX_ONESWEEP_ITEMS_PER_THREAD];
     unsigned int valid = 0;
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         size_t i = first + k * 32u;
         keys[k] = i < n ? keys_in[i] : 0u;
         values[k] = values_in && i < n ? values_in[i] : 0u;
@@ -440,7 +443,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     ((volatile unsigned int *)status)[(size_t)tile * RADIX_ONESWEEP_DIGITS + d] =
         onesweep_word(tile == 0 ? STATUS_P : STATUS_A, count);
-    unsigned int starts[ITEMS] = {0}, total;
+    unsigned int starts[RADIX_ITEMS_PER_THREAD] = {0}, total;
     starts[0] = count;
     block_exclusive_scan(starts, s_warp, &total); /* starts[0]: the tile's smaller digits */
     for (unsigned w = 0; w < WARPS; w++) {
@@ -448,7 +451,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     __syncthreads();
     onesweep_place_warp(keys, valid, shift, places, s_counts[warp]);
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         if ((valid >> k) & 1u) {
             s_tile[places[k]] = keys[k];
         }
@@ -457,8 +460,8 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     s_offset[d] = bins[d] + before - starts[0]; /* modulo 2^32: p >= start[d] brings it back */
     __syncthreads();
     unsigned int in_tile = kit_tile_keys(n, base, RADIX_ONESWEEP_TILE);
-    unsigned int to[ONESWEEP_ITEMS];
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    unsigned int to[RADIX_ONESWEEP_ITEMS_PER_THREAD];
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < in_tile) {
             unsigned int key = s_tile[p];
@@ -468,13 +471,13 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     if (values_in) {     /* the same for every block (NULL: the keys' kernel drops this code) */
         __syncthreads(); /* every key has been read from s_tile */
-        for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+        for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
             if ((valid >> k) & 1u) {
                 s_tile[places[k]] = values[k];
             }
         }
         __syncthreads();
-        for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+        for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
             unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
             if (p < in_tile) {
                 values_out[to[k]] = s_tile[p];
