@@ -5,7 +5,7 @@
  *        global and shared memory, and a sort's temporary buffers carved out of one allocation.
  *
  * **The kit's vocabulary.** Every lab names the shape of its blocks with these words (CUB's),
- * and computes the counts with these helpers, never with a formula of its own:
+ * and counts tiles with these helpers rather than a formula of its own:
  *
  * - *block threads*: the threads of one block of a kernel, `PREFIX_BLOCK_THREADS`
  *   (::KIT_BLOCK_THREADS for the one-thread-per-item kernels);
@@ -22,9 +22,10 @@
  * tier: `ODDEVEN_` (Lab 01, in its student file), `MERGESORT_` (tiers 2.2 to 2.4) and
  * `MERGESORT_REG_` (2.6), `BITONIC_` (3.1 to 3.3) and `BITONIC_MS_` (3.5), `RADIX_` (4.1 to
  * 4.4), `RADIX_LOOKBACK_` (4.5) and `RADIX_ONESWEEP_` (4.6), `QUICKSORT_` (5.2). A tile is
- * declared in the lab's header when the API or the tests use it, its block threads and items
- * per thread beside it or in the lab's given header. A tier whose blocks are the kit's (Lab 04's
- * tiles) has no block threads of its own: it uses ::KIT_BLOCK_THREADS.
+ * declared in the lab's header (name.h), since the API and the tests use it; its block threads
+ * and items per thread beside it, or in the lab's given headers when only the kernels use them.
+ * A tier whose blocks are the kit's (Lab 04's) has no block threads of its own: it uses
+ * ::KIT_BLOCK_THREADS. One name per thing: a lab writes no second name for a constant.
  *
  * Header-only (everything is `static` or `__device__`), so a lab file that includes it
  * compiles these helpers into its own object and calls nothing new. Lab 03 keeps its own
