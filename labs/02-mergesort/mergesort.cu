@@ -19,9 +19,9 @@
 
 /* Given, in mergesort_given.cuh and the mergesort_common.cuh it includes (read them once:
  * your kernels use most of it): MERGESORT_BLOCK_THREADS, MERGESORT_ITEMS_PER_THREAD, the merges of
- * a pass (merge_runs, merge_at()), the sort's buffers (sort_buffers), the bonus 2.6's
- * MERGESORT_REG_TILE, and the API of mergesort.h (argument checks, buffers), which calls your
- * launchers. It includes common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(), load_shared(),
+ * a pass (merge_runs, merge_at()), the sort's buffers (sort_buffers), and the API of mergesort.h
+ * (argument checks, buffers), which calls your launchers. It includes common/kit_device.cuh:
+ * KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles(), kit_tile_keys(), load_shared(),
  * store_shared(). */
 #include "mergesort_given.cuh"
 

@@ -22,12 +22,12 @@
 #include "mergesort.h"
 
 /* Given, in mergesort_bonus_given.cuh and the mergesort_common.cuh it includes (read them
- * once): the sizes (MERGESORT_BLOCK_THREADS; the bonus 2.6's MERGESORT_REG_BLOCK_THREADS,
- * MERGESORT_REG_ITEMS_PER_THREAD, MERGESORT_REG_TILE), merge_at(), the sort's buffers
- * (sort_buffers, stream_sort), the prototypes of your launchers of mergesort.cu that this file
- * calls, 2.5's sort_chunk_on_stream(), 2.6's tile moves (reg_load_tile(), reg_load_two_parts(),
- * reg_to_shared(), reg_store_tile()), and the bonus API of mergesort.h (argument checks, buffers,
- * streams), which calls your launchers. */
+ * once): MERGESORT_BLOCK_THREADS, merge_at(), the sort's buffers (sort_buffers, stream_sort), the
+ * prototypes of your launchers of mergesort.cu that this file calls, 2.5's sort_chunk_on_stream(),
+ * 2.6's tile moves (reg_load_tile(), reg_load_two_parts(), reg_to_shared(), reg_store_tile()), and
+ * the bonus API of mergesort.h (argument checks, buffers, streams), which calls your launchers.
+ * 2.6's sizes are mergesort.h's: MERGESORT_REG_BLOCK_THREADS, MERGESORT_REG_ITEMS_PER_THREAD and
+ * MERGESORT_REG_TILE. */
 #include "mergesort_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------

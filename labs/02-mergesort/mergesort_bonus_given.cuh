@@ -7,9 +7,10 @@
  * Included by mergesort_bonus.cu (your file) and nowhere else; read it, use it, do not edit it (the
  * grader compiles your mergesort_bonus.cu with its own copy of this file). It includes
  * mergesort_common.cuh, the given parts that mergesort.cu sees too (::MERGESORT_BLOCK_THREADS,
- * ::MERGESORT_REG_BLOCK_THREADS, ::MERGESORT_REG_ITEMS_PER_THREAD, ::MERGESORT_REG_TILE,
  * merge_at(), ::sort_buffers, most_splits(), and the prototypes of your launchers of mergesort.cu
- * that the bonus calls), and through it common/kit_device.cuh.
+ * that the bonus calls), and through it common/kit_device.cuh. The sizes of 2.6
+ * (::MERGESORT_REG_BLOCK_THREADS, ::MERGESORT_REG_ITEMS_PER_THREAD, ::MERGESORT_REG_TILE) are
+ * mergesort.h's.
  */
 #pragma once
 

@@ -8,8 +8,9 @@
  * read it, use it, do not edit it (the grader has its own copy). It holds what both given
  * headers need (sizes, types, `static inline` helpers and prototypes); `#pragma once` keeps
  * it single in the one translation unit the two files are compiled as. It includes
- * common/kit_device.cuh, which gives ::KIT_BLOCK_THREADS, kit_blocks_for(), load_shared(),
- * store_shared() and the sort's buffers in one allocation (kit_alloc_buffers()).
+ * common/kit_device.cuh, which gives ::KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles(),
+ * kit_tile_keys(), load_shared(), store_shared() and the sort's buffers in one allocation
+ * (kit_alloc_buffers()).
  */
 #pragma once
 

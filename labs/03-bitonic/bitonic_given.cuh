@@ -14,7 +14,7 @@
 
 #include "bitonic.h"
 #include "bitonic_common.cuh"
-#include "kit_device.cuh" /* KIT_BLOCK_THREADS and kit_blocks_for(): the global step, the padding */
+#include "kit_device.cuh" /* KIT_BLOCK_THREADS, kit_blocks_for(), tile counts, kit_alloc_buffers */
 
 /** Keys of the tile each thread of a tile block owns: 4, so 2 comparators of every step. */
 #define BITONIC_ITEMS_PER_THREAD 4u

@@ -16,12 +16,13 @@
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_given.cuh (read it: your kernels use much of it): BITONIC_BLOCK_THREADS and
- * KIT_BLOCK_THREADS, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * kit_tile_keys()) and kit_blocks_for(); the padded sort's buffers (padded_buffers) and
- * sort_padded(), which allocates them and calls your sort_through_padding(); and the API functions
- * of bitonic.h that only check their arguments and call yours (all but bitonic_sort_batch). Through
- * it, bitonic_common.cuh: runs_sort_fn, the type of the runs sort the padding takes. */
+/* Given, in bitonic_given.cuh (read it: your kernels use much of it): BITONIC_BLOCK_THREADS, a
+ * tile in shared memory (tile_slot(), load_tile(), store_tile()), the padded sort's buffers
+ * (padded_buffers) and sort_padded(), which allocates them and calls your sort_through_padding(),
+ * and the API functions of bitonic.h that only check their arguments and call yours (all but
+ * bitonic_sort_batch). Through it, common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(),
+ * kit_num_tiles() and kit_tile_keys(); and bitonic_common.cuh: runs_sort_fn, the type of the
+ * runs sort the padding takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@
  * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers) and sort_u32();
  * key_type; and the API functions of TODOs 4.1 to 4.4 that only check their arguments, allocate and
  * call yours (all but radix_scan_block). RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
- * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
+ * radix_common.cuh's; KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles() and kit_tile_keys() are
+ * common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
