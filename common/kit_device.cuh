@@ -1,8 +1,31 @@
 /**
  * @file kit_device.cuh
- * @brief What several labs' `.cu` files share: the block size and grid size of their
- *        one-thread-per-item kernels, coalesced copies between global and shared memory, and
- *        a sort's temporary buffers carved out of one allocation.
+ * @brief What several labs' `.cu` files share: the kit's words for a block and its tiles, the
+ *        block size and grid of the one-thread-per-item kernels, coalesced copies between
+ *        global and shared memory, and a sort's temporary buffers carved out of one allocation.
+ *
+ * **The kit's vocabulary.** Every lab names the shape of its blocks with these words (CUB's),
+ * and counts tiles with these helpers rather than a formula of its own:
+ *
+ * - *block threads*: the threads of one block of a kernel, `PREFIX_BLOCK_THREADS`
+ *   (::KIT_BLOCK_THREADS for the one-thread-per-item kernels);
+ * - *items per thread*: the keys (or scan values) one thread holds at once,
+ *   `PREFIX_ITEMS_PER_THREAD`;
+ * - *tile*: the keys one block holds at once, block threads times items per thread,
+ *   `PREFIX_TILE` (a number of keys);
+ * - *number of tiles*: the tiles of n keys, the last one partial: kit_num_tiles(n, tile);
+ * - *keys of this tile*: the keys of the tile that starts at key base of n, a whole tile or
+ *   fewer in the last: kit_tile_keys(n, base, tile);
+ * - *blocks for n items*: the grid of a one-thread-per-item kernel: kit_blocks_for(n).
+ *
+ * `PREFIX` names the lab and, in a lab of several tiers with blocks of their own shape, the
+ * tier: `ODDEVEN_` (Lab 01, in its student file), `MERGESORT_` (tiers 2.2 to 2.4) and
+ * `MERGESORT_REG_` (2.6), `BITONIC_` (3.1 to 3.3) and `BITONIC_MS_` (3.5), `RADIX_` (4.1 to
+ * 4.4), `RADIX_LOOKBACK_` (4.5) and `RADIX_ONESWEEP_` (4.6), `QUICKSORT_` (5.2). A tile is
+ * declared in the lab's header (name.h), since the API and the tests use it; its block threads
+ * and items per thread beside it, or in the lab's given headers when only the kernels use them.
+ * A tier whose blocks are the kit's (Lab 04's) has no block threads of its own: it uses
+ * ::KIT_BLOCK_THREADS. One name per thing: a lab writes no second name for a constant.
  *
  * Header-only (everything is `static` or `__device__`), so a lab file that includes it
  * compiles these helpers into its own object and calls nothing new. Lab 03 keeps its own
@@ -15,14 +38,15 @@
 #include <stddef.h>
 
 #include "cuda_check.h"
+#include "kit_tiles.h"
 
 /** Threads per block of the labs' one-thread-per-item kernels. */
-#define THREADS_PER_BLOCK 256u
+#define KIT_BLOCK_THREADS 256u
 
-/** Blocks of ::THREADS_PER_BLOCK threads for one thread per item (at least one block). */
-static inline unsigned blocks_for(size_t items)
+/** Blocks of ::KIT_BLOCK_THREADS threads for one thread per item (at least one block). */
+static inline unsigned kit_blocks_for(size_t items)
 {
-    size_t blocks = (items + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    size_t blocks = kit_num_tiles(items, KIT_BLOCK_THREADS);
     return blocks ? (unsigned)blocks : 1u;
 }
 

@@ -63,7 +63,7 @@ static void cpu_split(const unsigned int *keys, const unsigned int *values, size
 /* The histogram table of a pass, digit-major, as radix_histograms() must write it. */
 static void cpu_table(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table)
 {
-    size_t tiles = radix_tile_count(n);
+    size_t tiles = kit_num_tiles(n, RADIX_TILE);
     memset(table, 0, RADIX_DIGITS * tiles * sizeof *table);
     for (size_t i = 0; i < n; i++) {
         table[radix_table_index(radix_digit(keys[i], shift), i / RADIX_TILE, tiles)]++;
@@ -189,7 +189,7 @@ static void test_references(void)
         unsigned int table[RADIX_DIGITS * 5];
         cpu_table(p.in_keys, n, 0, table);
         unsigned int sum = 0;
-        for (size_t i = 0; i < RADIX_DIGITS * radix_tile_count(n); i++) {
+        for (size_t i = 0; i < RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE); i++) {
             sum += table[i];
         }
         CU_ASSERT_EQUAL(sum, n);
@@ -204,9 +204,9 @@ static void test_references(void)
     const unsigned int want[6] = {2, 0, 5, 7, 3, 1};
     CU_ASSERT(memcmp(out_k, want, sizeof want) == 0);
     /* The header's helpers. */
-    CU_ASSERT_EQUAL(radix_tile_count(0), 0);
-    CU_ASSERT_EQUAL(radix_tile_count(RADIX_TILE), 1);
-    CU_ASSERT_EQUAL(radix_tile_count(RADIX_TILE + 1), 2);
+    CU_ASSERT_EQUAL(kit_num_tiles(0, RADIX_TILE), 0);
+    CU_ASSERT_EQUAL(kit_num_tiles(RADIX_TILE, RADIX_TILE), 1);
+    CU_ASSERT_EQUAL(kit_num_tiles(RADIX_TILE + 1, RADIX_TILE), 2);
     CU_ASSERT_EQUAL(radix_digit(0xABCDEF12u, 0), 0xABCDEF12u & (RADIX_DIGITS - 1));
     CU_ASSERT_EQUAL(radix_digit(0xABCDEF12u, 32 - RADIX_BITS), 0xABCDEF12u >> (32 - RADIX_BITS));
     CU_ASSERT_EQUAL(radix_table_index(2, 3, 10), 23);
@@ -557,7 +557,7 @@ static int prepare_pass_input(kit_pairs *p, unsigned int shift)
 /* radix_histograms of (n, dist, seed) for the pass at `shift`, against the CPU's table. */
 static int check_histograms(size_t n, kit_dist dist, uint64_t seed, unsigned int shift)
 {
-    size_t tiles = radix_tile_count(n), entries = RADIX_DIGITS * tiles;
+    size_t tiles = kit_num_tiles(n, RADIX_TILE), entries = RADIX_DIGITS * tiles;
     unsigned int *keys = malloc((n ? n : 1) * sizeof *keys);
     unsigned int *expect = malloc((entries ? entries : 1) * sizeof *expect);
     unsigned int *got = malloc((entries ? entries : 1) * sizeof *got);
@@ -652,7 +652,7 @@ static int check_scatter(size_t n, kit_dist dist, uint64_t seed, unsigned int sh
     snprintf(what, sizeof what, "%s(n=%zu, dist=%s, seed=%llu, pass %u: shift %u%s)",
              with_pass ? "radix_pass" : "radix_scatter", n, kit_dist_name(dist),
              (unsigned long long)seed, shift / RADIX_BITS, shift, with_values ? "" : ", keys only");
-    size_t entries = RADIX_DIGITS * radix_tile_count(n);
+    size_t entries = RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE);
     if (!kit_pairs_alloc_parts(&p, n, MODEL_PAIRS) ||
         !(offsets = malloc((entries ? entries : 1) * sizeof *offsets))) {
         KIT_FAIL("test setup: out of host memory");

@@ -13,6 +13,7 @@
 #include "datagen.h"
 #include "keyflip.h"
 #include "keyflip_device.h"
+#include "kit_tiles.h"
 #include "runner.h"
 #include "timer.h"
 #include "verify.h"
@@ -302,6 +303,21 @@ static void test_merge_sort_pairs_is_stable(void)
     free(k);
     free(v);
     free(snap);
+}
+
+/* ---- the tile counts of the kit's vocabulary (kit_tiles.h) -------------------------------- */
+
+static void test_tile_counts(void)
+{
+    CU_ASSERT_EQUAL(kit_num_tiles(0, 1024), 0);
+    CU_ASSERT_EQUAL(kit_num_tiles(1, 1024), 1);
+    CU_ASSERT_EQUAL(kit_num_tiles(1024, 1024), 1);
+    CU_ASSERT_EQUAL(kit_num_tiles(1025, 1024), 2);
+    CU_ASSERT_EQUAL(kit_num_tiles(6 * 2432, 2432), 6); /* a tile that is no power of two */
+    CU_ASSERT_EQUAL(kit_tile_keys(1025, 0, 1024), 1024);
+    CU_ASSERT_EQUAL(kit_tile_keys(1025, 1024, 1024), 1); /* the last tile: what is left */
+    CU_ASSERT_EQUAL(kit_tile_keys(2048, 1024, 1024), 1024);
+    CU_ASSERT_EQUAL(kit_tile_keys((size_t)1 << 40, ((size_t)1 << 40) - 5, 2432), 5);
 }
 
 /* ---- key flips ---------------------------------------------------------------------------- */
@@ -634,6 +650,8 @@ void kit_register_suites(void)
     kit_add_test(s, "float_total_order", test_float_total_order);
     kit_add_test(s, "radix_special_passes", test_radix_constant_bytes_and_all_negative);
     kit_add_test(s, "merge_pairs_stable", test_merge_sort_pairs_is_stable);
+    s = kit_add_suite("kit_tiles", 0);
+    kit_add_test(s, "num_tiles_and_tile_keys", test_tile_counts);
     s = kit_add_suite("keyflip", 0);
     kit_add_test(s, "round_trip_and_order", test_flips_round_trip_and_keep_order);
     s = kit_add_suite("verify", 0);

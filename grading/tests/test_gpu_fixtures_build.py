@@ -202,8 +202,8 @@ class Changes(unittest.TestCase):
         return folder
 
     def test_a_change_that_changes_nothing_is_refused(self):
-        same = "/* REPLACE */\n#define THREADS_PER_BLOCK 256\n/* WITH */\n" \
-               "#define THREADS_PER_BLOCK 256\n/* END */\n"
+        same = "/* REPLACE */\n#define ODDEVEN_BLOCK_THREADS 256\n/* WITH */\n" \
+               "#define ODDEVEN_BLOCK_THREADS 256\n/* END */\n"
         with self.assertRaisesRegex(FixtureError, "fixture made_up: .*changes nothing"):
             fixture_patch.source(self.write_fixture("/* made up */\n" + same))
 
@@ -221,8 +221,8 @@ class Changes(unittest.TestCase):
                     fixture_patch.source(self.write_fixture(change))
 
     def test_the_command_line_fails_with_status_2(self):
-        moved = self.solution_with("#define THREADS_PER_BLOCK 256\n",
-                                   "#define THREADS_PER_BLOCK 255\n")
+        moved = self.solution_with("#define ODDEVEN_BLOCK_THREADS 256\n",
+                                   "#define ODDEVEN_BLOCK_THREADS 255\n")
         proc = subprocess.run([sys.executable, str(TESTS / "fixture_patch.py"),
                                str(FIXTURES / "variation"), "--solution", str(moved)],
                               capture_output=True, text=True)

@@ -11,7 +11,7 @@
 #include "oddeven.h"
 
 /** Threads per block of the global-memory kernels (one phase, and cooperative). */
-#define THREADS_PER_BLOCK 256
+#define ODDEVEN_BLOCK_THREADS 256
 
 /** Puts *a and *b in ascending order. */
 __device__ void compare_exchange(unsigned int *a, unsigned int *b)

@@ -18,10 +18,11 @@
 #include "mergesort.h"
 
 /* Given, in mergesort_given.cuh and the mergesort_common.cuh it includes (read them once:
- * your kernels use most of it): TILE_THREADS, ITEMS_PER_THREAD, the merges of a pass
- * (merge_runs, merge_at()), the sort's buffers (sort_buffers), the bonus 2.6's REG_TILE, and
- * the API of mergesort.h (argument checks, buffers), which calls your launchers. It includes
- * common/kit_device.cuh: THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared(). */
+ * your kernels use most of it): MERGESORT_BLOCK_THREADS, MERGESORT_ITEMS_PER_THREAD, the merges of
+ * a pass (merge_runs, merge_at()), the sort's buffers (sort_buffers), and the API of mergesort.h
+ * (argument checks, buffers), which calls your launchers. It includes common/kit_device.cuh:
+ * KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles(), kit_tile_keys(), load_shared(),
+ * store_shared(). */
 #include "mergesort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -50,7 +51,7 @@ __global__ void merge_thread_kernel(const unsigned int *src_keys, const unsigned
 cudaError_t pass_thread(const unsigned int *src_keys, const unsigned int *src_values,
                         unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width)
 {
-    /* TODO 2.1: mergesort_merge_count() threads, THREADS_PER_BLOCK per block */
+    /* TODO 2.1: mergesort_merge_count() threads, KIT_BLOCK_THREADS per block */
     KIT_TODO_STUB(src_keys, src_values, dst_keys, dst_values, n, width);
 }
 
@@ -94,7 +95,7 @@ __device__ void place_by_rank(const unsigned int *in_keys, const unsigned int *i
  * NULL `out_values` then (`dst_values ? out_values : NULL`), or it reads values that were
  * never written (compute-sanitizer's initcheck reports it).
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(MERGESORT_BLOCK_THREADS)
     merge_block_kernel(const unsigned int *src_keys, const unsigned int *src_values,
                        unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width)
 {
@@ -107,7 +108,8 @@ __global__ void __launch_bounds__(TILE_THREADS)
     store_shared(dst_keys, dst_values, r.start, na + nb, out_keys, out_values);
 }
 
-/** TODO 2.2: launches ::merge_block_kernel, one block of TILE_THREADS per merge (n > 0). */
+/** TODO 2.2: launches ::merge_block_kernel, one block of MERGESORT_BLOCK_THREADS per merge
+ * (n > 0). */
 cudaError_t pass_block(const unsigned int *src_keys, const unsigned int *src_values,
                        unsigned int *dst_keys, unsigned int *dst_values, size_t n, size_t width)
 {
@@ -163,17 +165,17 @@ cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t widt
 }
 
 /**
- * TODO 2.3. Block `b = first_piece + blockIdx.x` (::pass_merge_path launches every piece of
- * the pass, from @p first_piece = 0; the bonus 2.5 launches a few at a time) makes piece
- * `p = b % pieces` of merge `m = b / pieces`: output keys
- * `k0 = p * MERGESORT_TILE` up to `k1 = k0 + MERGESORT_TILE` of the merge (fewer at its end,
- * none past it). The splits give `i0`, `i1` (left keys before k0 and k1), so the piece merges
- * left keys `[i0, i1)` with right keys `[k0 - i0, k1 - i1)`. The block loads both parts into
- * shared memory one after the other; thread t then finds, with ::merge_path_co_rank inside
- * the piece, where its ITEMS_PER_THREAD outputs `t * ITEMS_PER_THREAD ...` start, merges them
- * one by one into a second buffer, and the block stores the piece.
+ * TODO 2.3. Block `b = first_piece + blockIdx.x` (::pass_merge_path launches every piece of the
+ * pass, from @p first_piece = 0; the bonus 2.5 launches a few at a time) makes piece
+ * `p = b % pieces` of merge `m = b / pieces`: output keys `k0 = p * MERGESORT_TILE` up to
+ * `k1 = k0 + MERGESORT_TILE` of the merge (fewer at its end, none past it). The splits give `i0`,
+ * `i1` (left keys before k0 and k1), so the piece merges left keys `[i0, i1)` with right keys
+ * `[k0 - i0, k1 - i1)`. The block loads both parts into shared memory one after the other; thread t
+ * then finds, with ::merge_path_co_rank inside the piece, where its MERGESORT_ITEMS_PER_THREAD
+ * outputs `t * MERGESORT_ITEMS_PER_THREAD ...` start, merges them one by one into a second buffer,
+ * and the block stores the piece.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(MERGESORT_BLOCK_THREADS)
     merge_path_piece_kernel(const unsigned int *src_keys, const unsigned int *src_values,
                             unsigned int *dst_keys, unsigned int *dst_values, size_t n,
                             size_t width, size_t pieces, const size_t *splits, size_t first_piece)
@@ -200,7 +202,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 /**
  * TODO 2.3: one merge-path pass on @p stream: the partition into @p splits (room for
  * mergesort_split_count() entries), then ::merge_path_piece_kernel, one block of
- * TILE_THREADS per piece of every merge, from piece 0 (n > 0, width <= n).
+ * MERGESORT_BLOCK_THREADS per piece of every merge, from piece 0 (n > 0, width <= n).
  */
 cudaError_t pass_merge_path(const unsigned int *src_keys, const unsigned int *src_values,
                             unsigned int *dst_keys, unsigned int *dst_values, size_t n,
@@ -223,13 +225,13 @@ cudaError_t pass_merge_path(const unsigned int *src_keys, const unsigned int *sr
  * tile with ::place_by_rank from one buffer into the other, a barrier after each pass; `from`
  * says which buffer holds the result.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(MERGESORT_BLOCK_THREADS)
     sort_tile_kernel(const unsigned int *src_keys, const unsigned int *src_values,
                      unsigned int *dst_keys, unsigned int *dst_values, size_t n)
 {
     __shared__ unsigned int tile_keys[2][MERGESORT_TILE], tile_values[2][MERGESORT_TILE];
     size_t base = (size_t)blockIdx.x * MERGESORT_TILE;
-    unsigned count = n - base < MERGESORT_TILE ? (unsigned)(n - base) : MERGESORT_TILE;
+    unsigned count = kit_tile_keys(n, base, MERGESORT_TILE);
     const unsigned int *values = dst_values ? src_values : NULL;
     load_shared(src_keys, values, base, count, tile_keys[0], tile_values[0]);
     int from = 0;
@@ -238,7 +240,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 }
 
 /**
- * TODO 2.4: launches ::sort_tile_kernel on @p stream, one block of TILE_THREADS per tile
+ * TODO 2.4: launches ::sort_tile_kernel on @p stream, one block of MERGESORT_BLOCK_THREADS per tile
  * (n > 0); the destination may be the source.
  */
 cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_values,

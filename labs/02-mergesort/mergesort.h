@@ -20,7 +20,7 @@
  * pass. TODO 2.5 (a bonus, not graded), mergesort_sort_host_streams(), sorts an array of host
  * memory in chunks over several CUDA streams, its copies overlapping the sort. TODO 2.6 (a
  * bonus, graded as one), mergesort_sort_pairs_reg(), is the same sort with the merges done in
- * registers: ::MERGESORT_REG_VT keys per thread, the ModernGPU design.
+ * registers: ::MERGESORT_REG_ITEMS_PER_THREAD keys per thread, the ModernGPU design.
  *
  * The sort is **stable**: equal keys leave in the order they came in. In every merge, of two
  * equal keys the one from the left run goes first.
@@ -172,33 +172,33 @@ cudaError_t mergesort_sort_host_streams(unsigned int *h_keys, size_t n, size_t c
  * Threads per block of the register-blocked sort (TODO 2.6). A power of two: the block's
  * merges then pair runs of equal length.
  */
-#define MERGESORT_REG_THREADS 128u
+#define MERGESORT_REG_BLOCK_THREADS 128u
 
 /**
- * Keys each thread of the register-blocked sort (TODO 2.6) holds in registers. Odd: thread
- * t's keys `t * VT ...` in shared memory then start in banks `t * VT mod 32`, all different
- * across a warp, so its blocked reads and writes are free of bank conflicts. 19 measured
- * fastest on an H100 among 11 to 23 keys with 64, 128 and 256 threads.
+ * Keys each thread of the register-blocked sort (TODO 2.6) holds in registers. Odd: with k of
+ * them a thread, thread t's keys `t * k ...` in shared memory start in banks `t * k mod 32`, all
+ * different across a warp, so its blocked reads and writes are free of bank conflicts. 19
+ * measured fastest on an H100 among 11 to 23 keys with 64, 128 and 256 threads.
  */
-#define MERGESORT_REG_VT 19u
+#define MERGESORT_REG_ITEMS_PER_THREAD 19u
 
 /** Keys per tile of the register-blocked sort (TODO 2.6): threads times keys per thread. */
-#define MERGESORT_REG_TILE (MERGESORT_REG_THREADS * MERGESORT_REG_VT)
+#define MERGESORT_REG_TILE (MERGESORT_REG_BLOCK_THREADS * MERGESORT_REG_ITEMS_PER_THREAD)
 
 /**
  * TODO 2.6 (bonus): sorts every tile of ::MERGESORT_REG_TILE keys (the last may be shorter),
- * stable, in place, with the keys in registers: each thread sorts ::MERGESORT_REG_VT of them,
- * then the block merges its threads' runs. @p d_values may be NULL.
+ * stable, in place, with the keys in registers: each thread sorts ::MERGESORT_REG_ITEMS_PER_THREAD
+ * of them, then the block merges its threads' runs. @p d_values may be NULL.
  */
 cudaError_t mergesort_sort_tiles_reg(unsigned int *d_keys, unsigned int *d_values, size_t n);
 
 /**
  * TODO 2.6 (bonus): sorts @p n key/value pairs, ascending and stable, any n, like
- * ::mergesort_sort_pairs, with merges in registers: the tiles of ::mergesort_sort_tiles_reg,
- * then passes of widths ::MERGESORT_REG_TILE, twice that, ..., each a partition (one
- * merge-path split per tile of output) and a merge kernel, one block per tile of output, each
- * thread merging ::MERGESORT_REG_VT keys in registers; ping-pong between the caller's buffers
- * and scratch ones, ending in the caller's. @p d_values may be NULL.
+ * ::mergesort_sort_pairs, with merges in registers: the tiles of ::mergesort_sort_tiles_reg, then
+ * passes of widths ::MERGESORT_REG_TILE, twice that, ..., each a partition (one merge-path split
+ * per tile of output) and a merge kernel, one block per tile of output, each thread merging
+ * ::MERGESORT_REG_ITEMS_PER_THREAD keys in registers; ping-pong between the caller's buffers and
+ * scratch ones, ending in the caller's. @p d_values may be NULL.
  */
 cudaError_t mergesort_sort_pairs_reg(unsigned int *d_keys, unsigned int *d_values, size_t n);
 

@@ -4,12 +4,13 @@
  *        2.5's chunk sort and streams, and the bonus API of mergesort.h around the launchers
  *        you write.
  *
- * Included by mergesort_bonus.cu (your file) and nowhere else; read it, use it, do not edit
- * it (the grader compiles your mergesort_bonus.cu with its own copy of this file). It
- * includes mergesort_common.cuh, the given parts that mergesort.cu sees too
- * (::TILE_THREADS, ::REG_THREADS, ::REG_VT, ::REG_TILE, merge_at(), ::sort_buffers,
- * most_splits(), and the prototypes of your launchers of mergesort.cu that the bonus calls),
- * and through it common/kit_device.cuh.
+ * Included by mergesort_bonus.cu (your file) and nowhere else; read it, use it, do not edit it (the
+ * grader compiles your mergesort_bonus.cu with its own copy of this file). It includes
+ * mergesort_common.cuh, the given parts that mergesort.cu sees too (::MERGESORT_BLOCK_THREADS,
+ * merge_at(), ::sort_buffers, most_splits(), and the prototypes of your launchers of mergesort.cu
+ * that the bonus calls), and through it common/kit_device.cuh. The sizes of 2.6
+ * (::MERGESORT_REG_BLOCK_THREADS, ::MERGESORT_REG_ITEMS_PER_THREAD, ::MERGESORT_REG_TILE) are
+ * mergesort.h's.
  */
 #pragma once
 
@@ -47,12 +48,13 @@ typedef struct {
 /** TODO 2.5 (mergesort_bonus.cu): sorts @p h_keys of host memory over the streams of @p s. */
 cudaError_t sort_host_with_streams(unsigned int *h_keys, size_t n, size_t chunk, stream_sort *s);
 
-/** TODO 2.6 (mergesort_bonus.cu): sorts each tile of ::REG_TILE keys with the keys in registers. */
+/** TODO 2.6 (mergesort_bonus.cu): sorts each tile of ::MERGESORT_REG_TILE keys with the keys in
+ * registers. */
 cudaError_t reg_sort_tiles(const unsigned int *src_keys, const unsigned int *src_values,
                            unsigned int *dst_keys, unsigned int *dst_values, size_t n);
 
-/** TODO 2.6 (mergesort_bonus.cu): the register-blocked sort of n > ::REG_TILE keys with the buffers
- * @p b (its splits: one per tile of ::REG_TILE keys). */
+/** TODO 2.6 (mergesort_bonus.cu): the register-blocked sort of n > ::MERGESORT_REG_TILE keys with
+ * the buffers @p b (its splits: one per tile of ::MERGESORT_REG_TILE keys). */
 cudaError_t reg_sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
                                   const sort_buffers *b);
 
@@ -63,87 +65,90 @@ cudaError_t reg_sort_with_buffers(unsigned int *keys, unsigned int *values, size
 
 /**
  * The block's tile in, for the tile sort of TODO 2.6: thread t reads keys `t`,
- * `t + REG_THREADS`, ... (::REG_VT of them, coalesced) of the @p count keys at @p base of
- * @p src_keys into registers, then writes them to the same places of @p shared_keys; places
- * `count .. REG_TILE` get the largest key, `UINT_MAX` (value 0), so the block always sorts a
- * whole tile: a stable sort leaves that padding after every real key, `UINT_MAX` included,
- * since it comes after them all in the input. After a barrier, thread t takes keys
- * `t * REG_VT ... t * REG_VT + REG_VT - 1` into @p keys (its *blocked* share: ::REG_VT
- * neighbours, read without bank conflicts since ::REG_VT is odd). Values likewise when
- * @p src_values is not NULL (else @p values is left as it is). Every thread must call it.
+ * `t + MERGESORT_REG_BLOCK_THREADS`, ... (::MERGESORT_REG_ITEMS_PER_THREAD of them, coalesced) of
+ * the @p count keys at @p base of @p src_keys into registers, then writes them to the same places
+ * of @p shared_keys; places `count .. MERGESORT_REG_TILE` get the largest key, `UINT_MAX` (value
+ * 0), so the block always sorts a whole tile: a stable sort leaves that padding after every real
+ * key, `UINT_MAX` included, since it comes after them all in the input. After a barrier, thread t
+ * takes the ::MERGESORT_REG_ITEMS_PER_THREAD keys from `t * MERGESORT_REG_ITEMS_PER_THREAD` on into
+ * @p keys (its *blocked* share: neighbours, read without bank conflicts since
+ * ::MERGESORT_REG_ITEMS_PER_THREAD is odd). Values likewise when @p src_values is not NULL (else
+ * @p values is left as it is). Every thread must call it.
  */
 __device__ static __forceinline__ void
 reg_load_tile(const unsigned int *src_keys, const unsigned int *src_values, size_t base,
               unsigned count, unsigned int *shared_keys, unsigned int *shared_values,
-              unsigned int keys[REG_VT], unsigned int values[REG_VT])
+              unsigned int keys[MERGESORT_REG_ITEMS_PER_THREAD],
+              unsigned int values[MERGESORT_REG_ITEMS_PER_THREAD])
 {
-    unsigned int striped[REG_VT]; /* all of them loaded first: REG_VT loads in flight */
+    /* All of them loaded first: MERGESORT_REG_ITEMS_PER_THREAD loads in flight. */
+    unsigned int striped[MERGESORT_REG_ITEMS_PER_THREAD];
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        unsigned i = threadIdx.x + k * REG_THREADS;
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
         striped[k] = i < count ? src_keys[base + i] : ~0u;
     }
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        shared_keys[threadIdx.x + k * REG_THREADS] = striped[k];
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        shared_keys[threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS] = striped[k];
     }
     if (src_values) {
 #pragma unroll
-        for (unsigned k = 0; k < REG_VT; k++) {
-            unsigned i = threadIdx.x + k * REG_THREADS;
+        for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+            unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
             striped[k] = i < count ? src_values[base + i] : 0u;
         }
 #pragma unroll
-        for (unsigned k = 0; k < REG_VT; k++) {
-            shared_values[threadIdx.x + k * REG_THREADS] = striped[k];
+        for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+            shared_values[threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS] = striped[k];
         }
     }
     __syncthreads();
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        keys[k] = shared_keys[threadIdx.x * REG_VT + k];
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        keys[k] = shared_keys[threadIdx.x * MERGESORT_REG_ITEMS_PER_THREAD + k];
         if (src_values) {
-            values[k] = shared_values[threadIdx.x * REG_VT + k];
+            values[k] = shared_values[threadIdx.x * MERGESORT_REG_ITEMS_PER_THREAD + k];
         }
     }
 }
 
 /**
  * The two parts of one tile of output, for the merge kernel of TODO 2.6: the @p pa keys at
- * @p a_keys followed by the @p pb keys at @p b_keys (`pa + pb <= REG_TILE`) go to
+ * @p a_keys followed by the @p pb keys at @p b_keys (`pa + pb <= MERGESORT_REG_TILE`) go to
  * `shared_keys[0 .. pa)` and `shared_keys[pa .. pa + pb)`, thread t reading places `t`,
- * `t + REG_THREADS`, ... of the two together (coalesced), all its loads in flight before it
- * writes shared memory; values likewise when @p a_values is not NULL (then @p b_values is
- * not NULL either). Ends with a barrier: every key is there when it returns. Every thread
- * must call it.
+ * `t + MERGESORT_REG_BLOCK_THREADS`, ... of the two together (coalesced), all its loads in flight
+ * before it writes shared memory; values likewise when @p a_values is not NULL (then @p b_values is
+ * not NULL either). Ends with a barrier: every key is there when it returns. Every thread must call
+ * it.
  */
 __device__ static __forceinline__ void
 reg_load_two_parts(const unsigned int *a_keys, const unsigned int *a_values, unsigned pa,
                    const unsigned int *b_keys, const unsigned int *b_values, unsigned pb,
                    unsigned int *shared_keys, unsigned int *shared_values)
 {
-    unsigned int striped[REG_VT];
+    unsigned int striped[MERGESORT_REG_ITEMS_PER_THREAD];
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        unsigned i = threadIdx.x + k * REG_THREADS;
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
         striped[k] = i < pa ? a_keys[i] : (i < pa + pb ? b_keys[i - pa] : 0u);
     }
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        unsigned i = threadIdx.x + k * REG_THREADS;
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
         if (i < pa + pb) {
             shared_keys[i] = striped[k];
         }
     }
     if (a_values) {
 #pragma unroll
-        for (unsigned k = 0; k < REG_VT; k++) {
-            unsigned i = threadIdx.x + k * REG_THREADS;
+        for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+            unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
             striped[k] = i < pa ? a_values[i] : (i < pa + pb ? b_values[i - pa] : 0u);
         }
 #pragma unroll
-        for (unsigned k = 0; k < REG_VT; k++) {
-            unsigned i = threadIdx.x + k * REG_THREADS;
+        for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+            unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
             if (i < pa + pb) {
                 shared_values[i] = striped[k];
             }
@@ -153,22 +158,23 @@ reg_load_two_parts(const unsigned int *a_keys, const unsigned int *a_values, uns
 }
 
 /**
- * Thread t's registers to shared memory: a barrier first (every thread is done reading
- * shared memory), then thread t writes its @p keys to `shared_keys[t * REG_VT ...]` (its
- * blocked places, without bank conflicts), values likewise when @p with_values, and a barrier
- * again (every place is written). Every thread must call it.
+ * Thread t's registers to shared memory: a barrier first (every thread is done reading shared
+ * memory), then thread t writes its @p keys to
+ * `shared_keys[t * MERGESORT_REG_ITEMS_PER_THREAD ...]` (its blocked places, without bank
+ * conflicts), values likewise when @p with_values, and a barrier again (every place is written).
+ * Every thread must call it.
  */
-__device__ static __forceinline__ void reg_to_shared(const unsigned int keys[REG_VT],
-                                                     const unsigned int values[REG_VT],
-                                                     int with_values, unsigned int *shared_keys,
-                                                     unsigned int *shared_values)
+__device__ static __forceinline__ void
+reg_to_shared(const unsigned int keys[MERGESORT_REG_ITEMS_PER_THREAD],
+              const unsigned int values[MERGESORT_REG_ITEMS_PER_THREAD], int with_values,
+              unsigned int *shared_keys, unsigned int *shared_values)
 {
     __syncthreads();
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        shared_keys[threadIdx.x * REG_VT + k] = keys[k];
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        shared_keys[threadIdx.x * MERGESORT_REG_ITEMS_PER_THREAD + k] = keys[k];
         if (with_values) {
-            shared_values[threadIdx.x * REG_VT + k] = values[k];
+            shared_values[threadIdx.x * MERGESORT_REG_ITEMS_PER_THREAD + k] = values[k];
         }
     }
     __syncthreads();
@@ -176,19 +182,20 @@ __device__ static __forceinline__ void reg_to_shared(const unsigned int keys[REG
 
 /**
  * The block's tile out: ::reg_to_shared (thread t's registers hold outputs
- * `t * REG_VT ...` of the tile), then thread t writes places `t`, `t + REG_THREADS`, ...
- * below @p count to @p dst_keys at @p base (coalesced); values likewise when @p dst_values is
- * not NULL. Every thread must call it.
+ * `t * MERGESORT_REG_ITEMS_PER_THREAD ...` of the tile), then thread t writes places `t`,
+ * `t + MERGESORT_REG_BLOCK_THREADS`, ... below @p count to @p dst_keys at @p base (coalesced);
+ * values likewise when @p dst_values is not NULL. Every thread must call it.
  */
 __device__ static __forceinline__ void
 reg_store_tile(unsigned int *dst_keys, unsigned int *dst_values, size_t base, unsigned count,
                unsigned int *shared_keys, unsigned int *shared_values,
-               const unsigned int keys[REG_VT], const unsigned int values[REG_VT])
+               const unsigned int keys[MERGESORT_REG_ITEMS_PER_THREAD],
+               const unsigned int values[MERGESORT_REG_ITEMS_PER_THREAD])
 {
     reg_to_shared(keys, values, dst_values != NULL, shared_keys, shared_values);
 #pragma unroll
-    for (unsigned k = 0; k < REG_VT; k++) {
-        unsigned i = threadIdx.x + k * REG_THREADS;
+    for (unsigned k = 0; k < MERGESORT_REG_ITEMS_PER_THREAD; k++) {
+        unsigned i = threadIdx.x + k * MERGESORT_REG_BLOCK_THREADS;
         if (i < count) {
             dst_keys[base + i] = shared_keys[i];
             if (dst_values) {
@@ -306,12 +313,13 @@ extern "C" cudaError_t mergesort_sort_tiles_reg(unsigned int *d_keys, unsigned i
 extern "C" cudaError_t mergesort_sort_pairs_reg(unsigned int *d_keys, unsigned int *d_values,
                                                 size_t n)
 {
-    if (n <= REG_TILE) {
+    if (n <= MERGESORT_REG_TILE) {
         return n <= 1 ? cudaSuccess : reg_sort_tiles(d_keys, d_values, d_keys, d_values, n);
     }
     sort_buffers b = {NULL, NULL, NULL};
     void *block = NULL;
-    size_t tiles = (n - 1) / REG_TILE + 1; /* one split per tile of output, in every pass */
+    /* One split per tile of output, in every pass. */
+    size_t tiles = kit_num_tiles(n, MERGESORT_REG_TILE);
     kit_buffer buffers[] = {{(void **)&b.keys, n * sizeof *b.keys},
                             {(void **)&b.values, d_values ? n * sizeof *b.values : 0},
                             {(void **)&b.splits, tiles * sizeof *b.splits}};

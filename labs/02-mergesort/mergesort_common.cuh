@@ -8,8 +8,9 @@
  * read it, use it, do not edit it (the grader has its own copy). It holds what both given
  * headers need (sizes, types, `static inline` helpers and prototypes); `#pragma once` keeps
  * it single in the one translation unit the two files are compiled as. It includes
- * common/kit_device.cuh, which gives ::THREADS_PER_BLOCK, blocks_for(), load_shared(),
- * store_shared() and the sort's buffers in one allocation (kit_alloc_buffers()).
+ * common/kit_device.cuh, which gives ::KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles(),
+ * kit_tile_keys(), load_shared(), store_shared() and the sort's buffers in one allocation
+ * (kit_alloc_buffers()).
  */
 #pragma once
 
@@ -20,16 +21,7 @@
 #include "mergesort.h"
 
 /** Threads of the blocks that hold ::MERGESORT_TILE keys in shared memory (tiers 2.2-2.4). */
-#define TILE_THREADS 256
-
-/** Threads of the register-blocked sort's blocks (TODO 2.6): ::MERGESORT_REG_THREADS. */
-#define REG_THREADS MERGESORT_REG_THREADS
-
-/** Keys per thread of the register-blocked sort (TODO 2.6), in registers: ::MERGESORT_REG_VT. */
-#define REG_VT MERGESORT_REG_VT
-
-/** Keys per tile of the register-blocked sort (TODO 2.6): ::MERGESORT_REG_TILE. */
-#define REG_TILE MERGESORT_REG_TILE
+#define MERGESORT_BLOCK_THREADS 256
 
 /* ------------------------------------------------------------------------------------------
  * Merges of a pass (given: read them, use them)
@@ -89,7 +81,7 @@ cudaError_t merge_path_partition(const unsigned int *keys, size_t n, size_t widt
 
 /** TODO 2.3 (mergesort.cu): block `first_piece + blockIdx.x` makes one piece of a merge-path
  * pass (the bonus 2.5 launches it on a few pieces at a time). */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(MERGESORT_BLOCK_THREADS)
     merge_path_piece_kernel(const unsigned int *src_keys, const unsigned int *src_values,
                             unsigned int *dst_keys, unsigned int *dst_values, size_t n,
                             size_t width, size_t pieces, const size_t *splits, size_t first_piece);

@@ -5,12 +5,12 @@
  *
  * Included by mergesort.cu (your file) and nowhere else; read it, use it, do not edit it (the
  * grader compiles your mergesort.cu with its own copy of this file). It includes
- * mergesort_common.cuh, the given parts that mergesort_bonus.cu sees too (::TILE_THREADS,
- * merge_at(), ::sort_buffers, most_splits(), ::REG_TILE, and the prototypes of your launchers
- * that the bonus calls), and through it common/kit_device.cuh, which gives
- * ::THREADS_PER_BLOCK, blocks_for(), load_shared(), store_shared() and the sort's buffers in
- * one allocation (kit_alloc_buffers()). The bonus API (TODOs 2.5 and 2.6) is in
- * mergesort_bonus_given.cuh.
+ * mergesort_common.cuh, the given parts that mergesort_bonus.cu sees too
+ * (::MERGESORT_BLOCK_THREADS, merge_at(), ::sort_buffers, most_splits(), and the prototypes of your
+ * launchers that the bonus calls), and through it common/kit_device.cuh, which gives
+ * ::KIT_BLOCK_THREADS, kit_blocks_for(), the tile counts kit_num_tiles() and kit_tile_keys(),
+ * load_shared(), store_shared() and the sort's buffers in one allocation (kit_alloc_buffers()).
+ * The bonus API (TODOs 2.5 and 2.6) is in mergesort_bonus_given.cuh.
  */
 #pragma once
 
@@ -20,7 +20,7 @@
 #include "mergesort_common.cuh"
 
 /** Keys each thread of a tile block owns. */
-#define ITEMS_PER_THREAD (MERGESORT_TILE / TILE_THREADS)
+#define MERGESORT_ITEMS_PER_THREAD (MERGESORT_TILE / MERGESORT_BLOCK_THREADS)
 
 /* ------------------------------------------------------------------------------------------
  * What your mergesort.cu defines, for the given code below (each one's comment there says

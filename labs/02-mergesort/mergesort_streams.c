@@ -26,6 +26,7 @@
 #include "driver.h"
 #include "exit_codes.h"
 #include "gpu.h"
+#include "kit_tiles.h"
 #include "mergesort.h"
 #include "timer.h"
 #include "verify.h"
@@ -128,7 +129,7 @@ static size_t chunk_for(const streams_options *opt, size_t n)
     if (opt->chunk) {
         return opt->chunk;
     }
-    size_t tiles = (n / 16 + MERGESORT_TILE - 1) / MERGESORT_TILE;
+    size_t tiles = kit_num_tiles(n / 16, MERGESORT_TILE);
     return (tiles ? tiles : 1) * MERGESORT_TILE;
 }
 

@@ -16,10 +16,13 @@
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_given.cuh (read it: your kernels use all of it): TILE_THREADS and
- * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(); through it, bitonic_common.cuh: runs_sort_fn, the type of
- * the runs sort that the padding of TODO 3.4 takes. */
+/* Given, in bitonic_given.cuh (read it: your kernels use much of it): BITONIC_BLOCK_THREADS, a
+ * tile in shared memory (tile_slot(), load_tile(), store_tile()), the padded sort's buffers
+ * (padded_buffers) and sort_padded(), which allocates them and calls your sort_through_padding(),
+ * and the API functions of bitonic.h that only check their arguments and call yours (all but
+ * bitonic_sort_batch). Through it, common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(),
+ * kit_num_tiles() and kit_tile_keys(); and bitonic_common.cuh: runs_sort_fn, the type of the
+ * runs sort the padding takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -40,12 +43,12 @@ __device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_val
 }
 
 /**
- * One step (size, stride) of the network inside a tile in shared memory, for the tile that
- * starts at key @p base of the array and holds @p count keys: thread t does comparators t and
- * t + TILE_THREADS (the tile's ::BITONIC_TILE / 2 comparators over its TILE_THREADS threads),
- * in the direction bitonic_descending_at() gives for the key's index in the whole array, then
- * waits at a barrier, so the next step sees every exchange of this one. Used by the tile sort
- * (3.1) and by the shared merge (3.3).
+ * One step (size, stride) of the network inside a tile in shared memory, for the tile that starts
+ * at key @p base of the array and holds @p count keys: thread t does comparators t and
+ * `t + BITONIC_BLOCK_THREADS` (the tile's ::BITONIC_TILE / 2 comparators over its
+ * ::BITONIC_BLOCK_THREADS threads), in the direction bitonic_descending_at() gives for the key's
+ * index in the whole array, then waits at a barrier, so the next step sees every exchange of this
+ * one. Used by the tile sort (3.1) and by the shared merge (3.3).
  */
 __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, size_t base,
                           unsigned count, size_t size, size_t stride, size_t run, int descending)
@@ -58,14 +61,14 @@ __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, si
  * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
  * stride = size / 2 ... 1, each step a ::tile_step.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
                              int descending)
 {
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* TODO 3.1: every stage up to the tile (or the run), each step a tile_step */
     store_tile(keys, values, base, count, tile_keys, tile_values);
@@ -75,7 +78,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
                        int descending)
 {
-    /* TODO 3.1: one block of TILE_THREADS threads per tile, the last may be partial */
+    /* TODO 3.1: one block of BITONIC_BLOCK_THREADS per tile, the last may be partial */
     KIT_TODO_STUB(d_keys, d_values, n, run, descending);
 }
 
@@ -99,7 +102,7 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
 cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t stride, size_t run, int descending)
 {
-    /* TODO 3.2: n / 2 comparators, THREADS_PER_BLOCK threads per block */
+    /* TODO 3.2: n / 2 comparators, KIT_BLOCK_THREADS threads per block */
     KIT_TODO_STUB(d_keys, d_values, n, size, stride, run, descending);
 }
 
@@ -112,14 +115,14 @@ cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
  * of stride min(size, ::BITONIC_TILE) / 2 down to 1, each a ::tile_step (written in
  * TODO 3.1), and stores the tile.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
                                 size_t run, int descending)
 {
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* TODO 3.3: the steps of the stage whose stride is below the tile */
     store_tile(keys, values, base, count, tile_keys, tile_values);
@@ -129,7 +132,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t run, int descending)
 {
-    /* TODO 3.3: one block of TILE_THREADS threads per tile */
+    /* TODO 3.3: one block of BITONIC_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, d_values, n, size, run, descending);
 }
 
@@ -190,13 +193,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* TODO 3.4: one thread per output pair */
 }
 
-/** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
-typedef struct {
-    unsigned int *keys;           /**< count * m keys */
-    unsigned int *values;         /**< count * m values, NULL for keys only */
-    unsigned long long *counters; /**< one per array, NULL for keys only */
-} padded_buffers;
-
 /**
  * TODO 3.4: sorts @p count arrays of @p n keys (n not a power of two) through the padded
  * buffers @p p of arrays of m = bitonic_padded_length(n) keys: pad with a sentinel that sorts
@@ -212,77 +208,10 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     KIT_TODO_STUB(d_keys, d_values, n, count, descending, p, sort_runs_of);
 }
 
-/** Frees the padded buffers; returns the first error. */
-cudaError_t free_padded(padded_buffers *p)
-{
-    CUDA_TRY(cudaFree(p->keys));
-    CUDA_TRY(cudaFree(p->values));
-    CUDA_TRY(cudaFree(p->counters));
-    return cudaSuccess;
-}
-
-/**
- * Allocates the padded buffers, sorts through them with @p sort_runs_of, and frees them. The
- * bonus sort (bitonic_bonus.cu) calls it too, with its own runs sort.
- */
-cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
-                        int descending, runs_sort_fn sort_runs_of)
-{
-    size_t padded_total = bitonic_padded_length(n) * count;
-    padded_buffers p = {NULL, NULL, NULL};
-    cudaError_t err = cudaMalloc((void **)&p.keys, padded_total * sizeof *p.keys);
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.values, padded_total * sizeof *p.values);
-    }
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.counters, count * sizeof *p.counters);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the padded buffers", __FILE__, __LINE__);
-    } else {
-        err = sort_through_padding(d_keys, d_values, n, count, descending, &p, sort_runs_of);
-    }
-    cudaError_t freed = free_padded(&p);
-    return err != cudaSuccess ? err : freed;
-}
-
 /* ------------------------------------------------------------------------------------------
- * The API of bitonic.h: argument checks, then the tiers above with run = n.
+ * The sort of bitonic.h (TODO 3.4): its argument checks are given; the rest is yours. The other
+ * API functions are in bitonic_given.cuh.
  * ------------------------------------------------------------------------------------------ */
-
-/** Whether @p x is a power of two (and not 0). */
-int is_power_of_two(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
-
-extern "C" cudaError_t bitonic_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    if (n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, size_t stride, int descending)
-{
-    if (!is_power_of_two(stride) || !is_power_of_two(size) || stride > size / 2 ||
-        n % (2 * stride) != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_global(d_keys, d_values, n, size, stride, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, int descending)
-{
-    if (!is_power_of_two(size) || size < 2 || n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_shared(d_keys, d_values, n, size, n, descending);
-}
 
 extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, size_t n,
                                           size_t count, int descending)
@@ -296,15 +225,4 @@ extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_
     }
     /* TODO 3.4: a power of two sorts in place as runs of n; other n through padding */
     KIT_TODO_STUB(d_keys, d_values, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    return bitonic_sort_batch(d_keys, d_values, n, 1, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending)
-{
-    return bitonic_sort_batch(d_keys, NULL, n, 1, descending);
 }

@@ -140,12 +140,12 @@ cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, siz
  * values) in registers, so the steps whose strides stay inside them, four in a row, need no
  * memory at all, and one pass over global memory can do four strides.
  */
-#define BITONIC_MS_KEYS 16u
+#define BITONIC_MS_ITEMS_PER_THREAD 16u
 
 /**
- * Keys per tile of the multistride sort (TODO 3.5): 256 threads of ::BITONIC_MS_KEYS keys
- * (keys and values: 32 KiB of shared memory). A power of two; steps with a stride of a tile
- * or more go through global memory.
+ * Keys per tile of the multistride sort (TODO 3.5): 256 threads of ::BITONIC_MS_ITEMS_PER_THREAD
+ * keys (keys and values: 32 KiB of shared memory). A power of two; steps with a stride of a tile or
+ * more go through global memory.
  */
 #define BITONIC_MS_TILE 4096u
 

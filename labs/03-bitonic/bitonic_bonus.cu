@@ -11,23 +11,23 @@
  * 16 keys in registers and does several steps of the network alone. Layers, from the bottom:
  * registers (a thread), a tile in shared memory (a block), a pass over global memory (the
  * grid), and the host loop. Arrays whose n is not a power of two go through the padding of
- * TODO 3.4 (sort_padded() in bitonic.cu).
+ * TODO 3.4 (sort_padded() in bitonic_given.cuh, which calls your sort_through_padding()).
  */
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_bonus_given.cuh (read it): what your kernels use, MULTISTRIDE_THREADS and
+/* Given, in bitonic_bonus_given.cuh (read it): what your kernels use, BITONIC_MS_BLOCK_THREADS and
  * MULTISTRIDE_STEPS and a tile's arrangements in registers (multistride_index()) and in shared
  * memory (multistride_slot()); and the bonus sort's API, which calls your
  * multistride_sort_runs(). */
 #include "bitonic_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
- * TODO 3.5 (bonus): multistride passes. A thread holds BITONIC_MS_KEYS = 16 keys in registers
- * (arrangements: multistride_index() in bitonic_bonus_given.cuh). One pass over a tile of
- * BITONIC_MS_TILE = 4096 keys does every stride below the tile: four in registers, an
- * exchange through shared memory, four more, another exchange, the last four. One pass over
- * global memory does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
+ * TODO 3.5 (bonus): multistride passes. A thread holds BITONIC_MS_ITEMS_PER_THREAD = 16 keys in
+ * registers (arrangements: multistride_index() in bitonic_bonus_given.cuh). One pass over a tile of
+ * BITONIC_MS_TILE = 4096 keys does every stride below the tile: four in registers, an exchange
+ * through shared memory, four more, another exchange, the last four. One pass over global memory
+ * does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
  * ------------------------------------------------------------------------------------------ */
 
 /* TODO 3.5: helpers: comparator and steps in registers, exchanges, a tile pass */
@@ -41,7 +41,7 @@
  * stages 2 .. min(run, tile) it sorts every tile (as TODO 3.1 does); with one stage
  * `size` > the tile it ends that stage (as TODO 3.3 does).
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_tile_keys_kernel(unsigned int *keys, size_t n, size_t first_size, size_t last_size,
                                  size_t run, int descending)
 {
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
  * values: that one needs the registers of both, and the keys-only one, alone, far fewer, so
  * more of its blocks fit on an SM.)
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_tile_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
                                   size_t first_size, size_t last_size, size_t run, int descending)
 {
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
                               size_t first_size, size_t last_size, size_t run, int descending)
 {
-    /* TODO 3.5: one block of MULTISTRIDE_THREADS threads per tile, the last partial */
+    /* TODO 3.5: one block of BITONIC_MS_BLOCK_THREADS per tile, the last partial */
     KIT_TODO_STUB(d_keys, d_values, n, first_size, last_size, run, descending);
 }
 
@@ -83,7 +83,7 @@ cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size
  * read 32 neighbouring keys per register. The keys of a thread differ only in bits below
  * `size`, so one direction serves all its comparators.
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_global_keys_kernel(unsigned int *keys, size_t n, size_t size, size_t top,
                                    unsigned steps, size_t run, int descending)
 {
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 }
 
 /** TODO 3.5. ::multistride_global_keys_kernel for keys and values. */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_global_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
                                     size_t top, unsigned steps, size_t run, int descending)
 {
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 cudaError_t multistride_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                                size_t top, unsigned steps, size_t run, int descending)
 {
-    /* TODO 3.5: n >> steps threads in blocks of MULTISTRIDE_THREADS */
+    /* TODO 3.5: n >> steps threads in blocks of BITONIC_MS_BLOCK_THREADS */
     KIT_TODO_STUB(d_keys, d_values, n, size, top, steps, run, descending);
 }
 

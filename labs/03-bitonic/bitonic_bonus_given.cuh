@@ -17,8 +17,8 @@
  * The multistride sort's tile (TODO 3.5, bonus; given: read it, use it)
  * ------------------------------------------------------------------------------------------ */
 
-/** Threads of a multistride tile block: each holds ::BITONIC_MS_KEYS keys of the tile. */
-#define MULTISTRIDE_THREADS (BITONIC_MS_TILE / BITONIC_MS_KEYS)
+/** Threads of a multistride tile block, each holding ::BITONIC_MS_ITEMS_PER_THREAD keys. */
+#define BITONIC_MS_BLOCK_THREADS (BITONIC_MS_TILE / BITONIC_MS_ITEMS_PER_THREAD)
 
 /**
  * Which key of a multistride tile (0 .. ::BITONIC_MS_TILE - 1) thread @p thread holds in its
@@ -56,7 +56,7 @@ __device__ __forceinline__ unsigned multistride_slot(unsigned i)
     return i ^ (((i >> 5) & 15u) | ((i >> 4) & 16u));
 }
 
-/** Steps one thread can do in a row in its registers: log2 of ::BITONIC_MS_KEYS. */
+/** Steps one thread can do in a row in its registers: log2 of ::BITONIC_MS_ITEMS_PER_THREAD. */
 #define MULTISTRIDE_STEPS 4u
 
 /* ------------------------------------------------------------------------------------------

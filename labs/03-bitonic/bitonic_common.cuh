@@ -4,8 +4,9 @@
  * and the type of the runs sort it takes.
  *
  * Included by bitonic_given.cuh and bitonic_bonus_given.cuh, and nowhere else. It declares
- * only: sort_padded() is defined in bitonic.cu and called from bitonic_bonus.cu too (the two
- * are compiled as one translation unit, bitonic.cu first). Read it, do not edit it.
+ * only: sort_padded() is defined in bitonic_given.cuh and called from bitonic_bonus_given.cuh
+ * too (the two student files are compiled as one translation unit, bitonic.cu first). Read it,
+ * do not edit it.
  */
 #pragma once
 
@@ -22,9 +23,9 @@ typedef cudaError_t (*runs_sort_fn)(unsigned int *d_keys, unsigned int *d_values
                                     size_t run, int descending);
 
 /**
- * In bitonic.cu, given: sorts @p count arrays of @p n keys (and values; n not a power of two)
- * through padded buffers that it allocates and frees, the runs sorted by @p sort_runs_of. Its
- * steps are TODO 3.4's (`sort_through_padding` of bitonic.cu); the bonus sort uses them too.
+ * Given, in bitonic_given.cuh: sorts @p count arrays of @p n keys (and values; n not a power of
+ * two) through padded buffers that it allocates and frees, the runs sorted by @p sort_runs_of.
+ * Its steps are TODO 3.4's (`sort_through_padding` of bitonic.cu); the bonus sort uses them too.
  */
 cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
                         int descending, runs_sort_fn sort_runs_of);

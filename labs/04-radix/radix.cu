@@ -18,10 +18,11 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
- * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
- * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
- * radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are common/kit_device.cuh's. */
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers) and sort_u32();
+ * key_type; and the API functions of TODOs 4.1 to 4.4 that only check their arguments, allocate and
+ * call yours (all but radix_scan_block). RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
+ * radix_common.cuh's; KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles() and kit_tile_keys() are
+ * common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -40,15 +41,15 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
- * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
- * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
- * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
- * warp 0, and each thread adds what comes before it. Warp 0 leaves in `s_warp[w]` what the
- * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
- * every thread reads into @p total after a barrier.
- * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
- * The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items, in
+ * the blocked arrangement (thread t holds the RADIX_ITEMS_PER_THREAD consecutive items from
+ * `t * RADIX_ITEMS_PER_THREAD` on): each thread scans its own items serially (work-efficient: one
+ * add per item), the threads' sums are scanned by a warp scan in each warp,
+ * the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by warp 0, and each thread adds
+ * what comes before it. Warp 0 leaves in `s_warp[w]` what the warps before warp w hold, and in the
+ * extra word `s_warp[WARPS]` the block's sum, which every thread reads into @p total after a
+ * barrier. Every thread of the block must call it (it has barriers); it leaves @p s_warp free for
+ * reuse. The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
 {
@@ -62,7 +63,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* TODO 4.1: the block scan's total is the block's sum */
@@ -100,7 +101,7 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* TODO 4.1: one block of THREADS_PER_BLOCK threads, no offsets */
+    /* TODO 4.1: one block of KIT_BLOCK_THREADS threads, no offsets */
     KIT_TODO_STUB(d_in, d_out);
 }
 
@@ -116,16 +117,15 @@ __global__ void split_flags_kernel(const unsigned int *keys, size_t n, unsigned 
 }
 
 /**
- * TODO 4.2. Thread i moves key i (and its value): `ones_before` is the exclusive scan of the
- * flags, so `ones_before[i]` keys with bit 1 come before key i, and the number of keys with
- * bit 1 is `ones_before[n - 1]` plus the bit of the last key. A 0 goes to `i - ones_before[i]`,
- * a 1 to `zeros + ones_before[i]`.
+ * TODO 4.2. Thread i moves key i (and its value) to radix_split_place() of its bit,
+ * `ones_before[i]` and `zeros`: @p ones_before is the exclusive scan of the flags, and `zeros`
+ * is n less the keys with bit 1, `ones_before[n - 1]` plus the bit of the last key.
  */
 __global__ void split_scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                                      unsigned int *keys_out, unsigned int *values_out, size_t n,
                                      unsigned int bit, const unsigned int *ones_before)
 {
-    /* TODO 4.2: the seed's rule: i - s_i for a 0, Nz + s_i for a 1 */
+    /* TODO 4.2: count the zeros, then radix_split_place() gives key i its place */
 }
 
 /**
@@ -158,11 +158,11 @@ cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t 
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
- * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * `b * RADIX_TILE + k * KIT_BLOCK_THREADS + t` (coalesced); then thread d (and d +
+ * KIT_BLOCK_THREADS, ...) adds the warps' counts of digit d and writes them to the table,
  * digit-major.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, n, shift, d_table);
 }
 
@@ -195,10 +195,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
 
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * place, thread t writing tile positions t, t + KIT_BLOCK_THREADS, ... from shared memory
  * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* TODO 4.3: load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 /** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys, d_values, n, shift);
 }
 
@@ -217,9 +217,9 @@ cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, u
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + KIT_BLOCK_THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -232,13 +232,13 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* TODO 4.3: one block of THREADS_PER_BLOCK threads per tile */
+    /* TODO 4.3: one block of KIT_BLOCK_THREADS threads per tile */
     KIT_TODO_STUB(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets);
 }
 
 /**
  * TODO 4.3: one pass (n > 0) with the caller's buffers: @p table of RADIX_DIGITS *
- * radix_tile_count(n) entries and @p scratch for its scan. Histograms, scan, scatter.
+ * kit_num_tiles(n, RADIX_TILE) entries and @p scratch for its scan. Histograms, scan, scatter.
  */
 cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
@@ -263,7 +263,7 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
  * vary (your code sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls, runs
- * ::key_bits_kernel on min(blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
+ * ::key_bits_kernel on min(kit_blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
  * to the host: the only device-to-host copy of a sort), then every pass whose digit varies,
  * ping-pong between the caller's buffers and @p w; the result ends in the caller's buffers.
  * @p passes points to a host variable (never NULL): store there the number of passes that

@@ -36,7 +36,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "keyflip.h" /* KIT_HOST_DEVICE, the key flips */
+#include "keyflip.h"   /* KIT_HOST_DEVICE, the key flips */
+#include "kit_tiles.h" /* kit_num_tiles(): the tiles of n keys */
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,12 +82,6 @@ extern "C" {
  */
 #define RADIX_ONESWEEP_MAX_N ((1u << 30) - 1u)
 
-/** The number of tiles of ::RADIX_TILE keys of an array of @p n keys (the last may be partial). */
-KIT_HOST_DEVICE static inline size_t radix_tile_count(size_t n)
-{
-    return (n + RADIX_TILE - 1) / RADIX_TILE;
-}
-
 /** The digit of @p key that the pass of bit offset @p shift sorts by (shift 0, RADIX_BITS, ...). */
 KIT_HOST_DEVICE static inline unsigned int radix_digit(unsigned int key, unsigned int shift)
 {
@@ -128,14 +123,24 @@ cudaError_t radix_scan(const unsigned int *d_in, unsigned int *d_out, size_t n);
  */
 
 /**
+ * TODO 4.2's rule, written here once (the split kernel, the driver's figure and the handout
+ * use it): where key @p i goes in the stable split of n keys by one bit. @p flag is its bit (0
+ * or 1), @p ones_before the number of keys with bit 1 before it (the exclusive scan of the
+ * flags, at i) and @p zeros the number of keys with bit 0 among all n. A 0 goes after the
+ * zeros before it, a 1 after every zero and the ones before it.
+ */
+KIT_HOST_DEVICE static inline size_t radix_split_place(size_t i, unsigned int flag,
+                                                       size_t ones_before, size_t zeros)
+{
+    return flag ? zeros + ones_before : i - ones_before;
+}
+
+/**
  * TODO 4.2: the stable split of @p n keys by bit @p bit (0..31): every key whose bit is 0,
  * in input order, then every key whose bit is 1, in input order, written to @p d_keys_out
  * (and the values, when @p d_values_in is not NULL, to @p d_values_out, which must then not
- * be NULL: cudaErrorInvalidValue; with no values in, @p d_values_out is not used). With
- * `b_i` the bit
- * of key i, `s_i` the exclusive scan of the bits and `Nz` the number of zeros, key i goes to
- * `i - s_i` when its bit is 0 and to `Nz + s_i` when it is 1. The output buffers must not
- * overlap the input.
+ * be NULL: cudaErrorInvalidValue; with no values in, @p d_values_out is not used): key i to
+ * radix_split_place(). The output buffers must not overlap the input.
  */
 cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                         unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
@@ -153,8 +158,8 @@ cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_
  * TODO 4.3: the histogram table of the pass of bit offset @p shift: for every tile `t` of
  * ::RADIX_TILE keys and every digit `d`, the number of keys of tile `t` whose
  * radix_digit(key, shift) is `d`, written to `d_table[radix_table_index(d, t, tiles)]`, with
- * `tiles` = radix_tile_count(n). @p d_table has ::RADIX_DIGITS * tiles entries. @p shift is
- * a multiple of ::RADIX_BITS below 32.
+ * `tiles` = kit_num_tiles(n, ::RADIX_TILE). @p d_table has ::RADIX_DIGITS * tiles entries.
+ * @p shift is a multiple of ::RADIX_BITS below 32.
  */
 cudaError_t radix_histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                              unsigned int *d_table);

@@ -18,14 +18,14 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/* Given, in radix_bonus_given.cuh (read it once): LOOKBACK_ITEMS, LOOKBACK_WAIT_NS,
- * ONESWEEP_ITEMS, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and ONESWEEP_HISTOGRAM_BLOCKS; the status
- * words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and onesweep_word() with their readers),
- * onesweep_digit() and onesweep_peers() (the lanes of a warp with the same digit); the workspaces
- * (lookback_buffers, onesweep_buffers); the declaration of your block_exclusive_scan(); and the
- * API functions of TODOs 4.5 and 4.6, which check their arguments, allocate and call yours.
- * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are
- * common/kit_device.cuh's. */
+/* Given, in radix_bonus_given.cuh (read it once): RADIX_LOOKBACK_ITEMS_PER_THREAD,
+ * LOOKBACK_WAIT_NS, RADIX_ONESWEEP_ITEMS_PER_THREAD, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and
+ * ONESWEEP_HISTOGRAM_BLOCKS; the status words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and
+ * onesweep_word() with their readers), onesweep_digit() and onesweep_peers() (the lanes of a warp
+ * with the same digit); the workspaces (lookback_buffers, onesweep_buffers); the declaration of
+ * your block_exclusive_scan(); and the API functions of TODOs 4.5 and 4.6, which check their
+ * arguments, allocate and call yours. RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
+ * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -36,15 +36,16 @@
 #define LOOKBACK_PAD(p) ((p) + ((p) >> 5))
 
 /**
- * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the
- * blocked arrangement (thread t gets tile positions `t * LOOKBACK_ITEMS + k`), through shared
- * memory so that the global reads are coalesced. Each warp does its own part of the tile, the
- * `32 * LOOKBACK_ITEMS` positions from `first = warp * 32 * LOOKBACK_ITEMS`, which are its
- * lanes' items: lane l first reads positions `first + 32 k + l` (the warp reads 32 neighbouring
- * words) into `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other
- * warp touches this part), its own LOOKBACK_ITEMS neighbours (the padding keeps the 32 lanes,
- * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every
- * lane of the warp must call it.
+ * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the blocked
+ * arrangement (thread t gets tile positions `t * RADIX_LOOKBACK_ITEMS_PER_THREAD + k`), through
+ * shared memory so that the global reads are coalesced. Each warp does its own part of the tile,
+ * the `32 * RADIX_LOOKBACK_ITEMS_PER_THREAD` positions from
+ * `first = warp * 32 * RADIX_LOOKBACK_ITEMS_PER_THREAD`, which are its lanes' items: lane l first
+ * reads positions `first + 32 k + l` (the warp reads 32 neighbouring words) into
+ * `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other warp touches
+ * this part), its own RADIX_LOOKBACK_ITEMS_PER_THREAD neighbours (the padding keeps the 32 lanes,
+ * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every lane
+ * of the warp must call it.
  */
 __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
                                    unsigned int *items, unsigned int *s_tile)
@@ -94,7 +95,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 4)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
 /**
  * TODO 4.5: the single-pass scan of @p n > 0 values with the workspace @p w: zero it (every
  * status ::STATUS_X, the counter 0) with cudaMemsetAsync on the stream of the launch, then
- * one block of THREADS_PER_BLOCK threads per tile.
+ * one block of KIT_BLOCK_THREADS threads per tile.
  */
 cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n,
                           const lookback_buffers *w)
@@ -126,7 +127,7 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
  * pass to `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; ::onesweep_sort zeroed
  * @p bins).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     onesweep_histograms_kernel(const unsigned int *keys, size_t n, unsigned int *bins)
 {
     /* TODO 4.6: shared counters of every pass, grid-stride count, add to the bins */
@@ -137,15 +138,16 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * d's) into their exclusive scan over the digits, in place: where the first key of each
  * digit goes in that pass's output. The block scan of TODO 4.1 with one count per thread.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(unsigned int *bins)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS) onesweep_scan_bins_kernel(unsigned int *bins)
 {
     /* TODO 4.6: one count per thread, the block scan of TODO 4.1 */
 }
 
 /**
- * TODO 4.6. Counts this thread's ONESWEEP_ITEMS keys in its warp's RADIX_ONESWEEP_DIGITS
- * counters @p s_counts (shared atomics; they start at 0): the warp's histogram of the digit at
- * @p shift. A key whose bit k of @p valid is 0 (past the end of the array) counts nowhere.
+ * TODO 4.6. Counts this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in its warp's
+ * RADIX_ONESWEEP_DIGITS counters @p s_counts (shared atomics; they start at 0): the warp's
+ * histogram of the digit at @p shift. A key whose bit k of @p valid is 0 (past the end of the
+ * array) counts nowhere.
  */
 __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *s_counts)
@@ -154,18 +156,18 @@ __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid
 }
 
 /**
- * TODO 4.6. Places this thread's ONESWEEP_ITEMS keys in the sorted tile, stably: item k of lane
- * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
- * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
- * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
- * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of
- * peers to the digit's counter with atomicAdd, which returns the counter's old value, and hands
- * that value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
- * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
- * only in the last tile) takes no place and is nobody's peer (a ballot of the valid bits, when
- * not every key of the warp is valid); it still takes part in every ballot and shuffle, and
- * its own peers may be none (leader -1: __shfl_sync takes the source lane modulo 32; its
- * place is not used). Every lane of the warp must call it.
+ * TODO 4.6. Places this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in the sorted tile, stably:
+ * item k of lane l is tile position `warp * 32 * RADIX_ONESWEEP_ITEMS_PER_THREAD + k * 32 + l` (the
+ * warp-striped arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's
+ * first key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of peers
+ * to the digit's counter with atomicAdd, which returns the counter's old value, and hands that
+ * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower lanes.
+ * `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array: only in the
+ * last tile) takes no place and is nobody's peer (a ballot of the valid bits, when not every key of
+ * the warp is valid); it still takes part in every ballot and shuffle, and its own peers may be
+ * none (leader -1: __shfl_sync takes the source lane modulo 32; its place is not used). Every lane
+ * of the warp must call it.
  */
 __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *places,
@@ -206,7 +208,7 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
  * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
  * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
  *    and sets `offset[d] = bins[d] + before - start[d]`;
- * 5. thread t writes sorted positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`:
+ * 5. thread t writes sorted positions p = t, t + KIT_BLOCK_THREADS, ... to `offset[d] + p`:
  *    neighbouring threads, neighbouring places. Values follow through the same shared memory,
  *    to the same places.
  */
@@ -226,7 +228,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
  */
 
 /** One onesweep pass of keys alone (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 3)
     onesweep_keys_kernel(const unsigned int *keys_in, unsigned int *keys_out, size_t n,
                          unsigned int shift, const unsigned int *bins, unsigned int *status,
                          unsigned int *counter)
@@ -235,7 +237,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
 }
 
 /** One onesweep pass of pairs (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 2)
     onesweep_pairs_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                           unsigned int *keys_out, unsigned int *values_out, size_t n,
                           unsigned int shift, const unsigned int *bins, unsigned int *status,
@@ -247,7 +249,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
 /**
  * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
  * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
- * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
+ * (::onesweep_histograms_kernel on min(kit_blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
  * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes
  * (::onesweep_keys_kernel, or ::onesweep_pairs_kernel when @p d_values is not NULL), each after
  * a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers and

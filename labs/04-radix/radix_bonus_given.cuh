@@ -4,18 +4,18 @@
  *        and of onesweep, the look-back status words, their workspaces, and the API functions
  *        of TODOs 4.5 and 4.6 that check their arguments and call yours.
  *
- * Included by radix_bonus.cu (your bonus file) and nowhere else; read it, use it, do not edit
- * it (the grader compiles your radix_bonus.cu with its own copy of this file). The block's
- * shape (::ITEMS, ::WARPS, ::FULL_MASK) and the buffer cache ::radix_cache come from
- * radix_common.cuh, which it includes; the block size ::THREADS_PER_BLOCK and blocks_for()
- * from common/kit_device.cuh.
+ * Included by radix_bonus.cu (your bonus file) and nowhere else; read it, use it, do not edit it
+ * (the grader compiles your radix_bonus.cu with its own copy of this file). The block's shape
+ * (::RADIX_ITEMS_PER_THREAD, ::WARPS, ::FULL_MASK) and the buffer cache ::radix_cache come from
+ * radix_common.cuh, which it includes; the block size ::KIT_BLOCK_THREADS and kit_blocks_for() from
+ * common/kit_device.cuh.
  */
 #pragma once
 
 #include "radix_common.cuh"
 
 /** Items each thread holds in a tile of the single-pass scan (TODO 4.5). */
-#define LOOKBACK_ITEMS 32u
+#define RADIX_LOOKBACK_ITEMS_PER_THREAD 32u
 
 /**
  * Nanoseconds a look-back warp sleeps (`__nanosleep`) before it reads a window again that still
@@ -26,10 +26,10 @@
 #define LOOKBACK_WAIT_NS 128u
 
 /** Keys each thread holds in a tile of a onesweep pass (TODO 4.6). */
-#define ONESWEEP_ITEMS 24u
+#define RADIX_ONESWEEP_ITEMS_PER_THREAD 24u
 
-/** A `valid` mask of a onesweep thread whose ONESWEEP_ITEMS keys are all in the array. */
-#define ONESWEEP_ALL_VALID ((unsigned int)((1ull << ONESWEEP_ITEMS) - 1u))
+/** The `valid` mask of a onesweep thread whose keys are all in the array: one bit per key. */
+#define ONESWEEP_ALL_VALID ((unsigned int)((1ull << RADIX_ONESWEEP_ITEMS_PER_THREAD) - 1u))
 
 /** Passes of the onesweep sort: 32 bits in digits of ::RADIX_ONESWEEP_BITS. */
 #define ONESWEEP_PASSES (32u / RADIX_ONESWEEP_BITS)
@@ -37,10 +37,10 @@
 /** Blocks of the onesweep histogram kernel (it loops over the keys). */
 #define ONESWEEP_HISTOGRAM_BLOCKS 1024u
 
-#if RADIX_LOOKBACK_TILE != THREADS_PER_BLOCK * LOOKBACK_ITEMS ||                                   \
-    RADIX_ONESWEEP_TILE != THREADS_PER_BLOCK * ONESWEEP_ITEMS ||                                   \
-    RADIX_ONESWEEP_DIGITS != THREADS_PER_BLOCK
-#error "a look-back tile is THREADS_PER_BLOCK * LOOKBACK_ITEMS items; onesweep: a thread per digit"
+#if RADIX_LOOKBACK_TILE != KIT_BLOCK_THREADS * RADIX_LOOKBACK_ITEMS_PER_THREAD ||                  \
+    RADIX_ONESWEEP_TILE != KIT_BLOCK_THREADS * RADIX_ONESWEEP_ITEMS_PER_THREAD ||                  \
+    RADIX_ONESWEEP_DIGITS != KIT_BLOCK_THREADS
+#error "a tile is KIT_BLOCK_THREADS * its ITEMS_PER_THREAD items; onesweep: a thread per digit"
 #endif
 
 /* ------------------------------------------------------------------------------------------
@@ -143,27 +143,15 @@ typedef struct {
     size_t bytes;               /**< 8 * (tiles + 1): what the reset zeroes, from base */
 } lookback_buffers;
 
-/** The number of tiles of ::RADIX_LOOKBACK_TILE values of @p n values. */
-static inline size_t lookback_tile_count(size_t n)
-{
-    return (n + RADIX_LOOKBACK_TILE - 1) / RADIX_LOOKBACK_TILE;
-}
-
 /** The workspace of a single-pass scan of @p n > 0 values, from ::radix_cache. */
 cudaError_t alloc_lookback(lookback_buffers *w, size_t n)
 {
-    w->bytes = (lookback_tile_count(n) + 1) * sizeof(unsigned long long);
+    w->bytes = (kit_num_tiles(n, RADIX_LOOKBACK_TILE) + 1) * sizeof(unsigned long long);
     kit_buffer parts[] = {{&w->base, w->bytes}};
     CUDA_TRY(kit_cached_buffers(&radix_cache, parts, 1));
     w->counter = (unsigned int *)w->base;
     w->status = (unsigned long long *)w->base + 1;
     return cudaSuccess;
-}
-
-/** The number of tiles of ::RADIX_ONESWEEP_TILE keys of @p n keys. */
-static inline size_t onesweep_tile_count(size_t n)
-{
-    return (n + RADIX_ONESWEEP_TILE - 1) / RADIX_ONESWEEP_TILE;
 }
 
 /**
@@ -179,14 +167,14 @@ typedef struct {
     unsigned int *counters; /**< ONESWEEP_PASSES words right after bins: each pass's next tile */
     unsigned int *status;   /**< tiles * RADIX_ONESWEEP_DIGITS ::onesweep_word, tile-major
                                  (`status[tile * 256 + d]`), reused by every pass */
-    size_t tiles;           /**< onesweep_tile_count(n) */
+    size_t tiles;           /**< kit_num_tiles(n, RADIX_ONESWEEP_TILE) */
 } onesweep_buffers;
 
 /** The buffers of a onesweep sort of @p n >= 2 keys (and values), from ::radix_cache. */
 cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
 {
     const size_t word = sizeof(unsigned int);
-    w->tiles = onesweep_tile_count(n);
+    w->tiles = kit_num_tiles(n, RADIX_ONESWEEP_TILE);
     kit_buffer parts[] = {
         {(void **)&w->keys, n * word},
         {(void **)&w->values, with_values ? n * word : 0},
@@ -203,11 +191,11 @@ cudaError_t alloc_onesweep(onesweep_buffers *w, size_t n, int with_values)
  * ------------------------------------------------------------------------------------------ */
 
 /**
- * TODO 4.1, in radix.cu: the exclusive scan of the block's THREADS_PER_BLOCK * ::ITEMS items
- * in the blocked arrangement, the block's sum in @p total, @p s_warp (::WARPS + 1 words of
- * shared memory) free again on return; every thread of the block calls it. The bonus kernels
- * call it from this other file (the two files are compiled as one translation unit, radix.cu
- * first): keep its name and parameters as they are.
+ * TODO 4.1, in radix.cu: the exclusive scan of the block's KIT_BLOCK_THREADS *
+ * ::RADIX_ITEMS_PER_THREAD items in the blocked arrangement, the block's sum in @p total, @p s_warp
+ * (::WARPS + 1 words of shared memory) free again on return; every thread of the block calls it.
+ * The bonus kernels call it from this other file (the two files are compiled as one translation
+ * unit, radix.cu first): keep its name and parameters as they are.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp,
                                      unsigned int *total);
@@ -229,7 +217,7 @@ extern "C" cudaError_t radix_scan_lookback(const unsigned int *d_in, unsigned in
     if (n == 0) {
         return cudaSuccess;
     }
-    if (lookback_tile_count(n) > 0x7FFFFFFFu) {
+    if (kit_num_tiles(n, RADIX_LOOKBACK_TILE) > 0x7FFFFFFFu) {
         return cudaErrorInvalidValue; /* more tiles than a grid has blocks */
     }
     lookback_buffers w;

@@ -6,7 +6,7 @@
  * Included by radix_given.cuh (for radix.cu) and radix_bonus_given.cuh (for radix_bonus.cu),
  * and nowhere else; read it, do not edit it (the grader uses its own copy). It holds only
  * macros and declarations, so both files can include it: everything defined once is defined
- * in one of the two given headers. The block size ::THREADS_PER_BLOCK and blocks_for() come
+ * in one of the two given headers. The block size ::KIT_BLOCK_THREADS and kit_blocks_for() come
  * from common/kit_device.cuh.
  */
 #pragma once
@@ -18,17 +18,18 @@
 #include "kit_device.cuh"
 #include "radix.h"
 
-/** Items each thread holds in a block scan or a tile: THREADS_PER_BLOCK * ITEMS per tile. */
-#define ITEMS 4u
+/** Items each thread holds in a block scan or a tile (::RADIX_SCAN_TILE, ::RADIX_TILE). */
+#define RADIX_ITEMS_PER_THREAD 4u
 
 /** Warps per block. */
-#define WARPS (THREADS_PER_BLOCK / 32u)
+#define WARPS (KIT_BLOCK_THREADS / 32u)
 
 /** Every lane of a warp, for the shuffles. */
 #define FULL_MASK 0xFFFFFFFFu
 
-#if RADIX_TILE != THREADS_PER_BLOCK * ITEMS || RADIX_SCAN_TILE != THREADS_PER_BLOCK * ITEMS
-#error "a tile and a scan block are THREADS_PER_BLOCK * ITEMS items"
+#if RADIX_TILE != KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD ||                                    \
+    RADIX_SCAN_TILE != KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD
+#error "a tile and a scan block are KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items"
 #endif
 
 /**

@@ -3,11 +3,11 @@
  * @brief Lab 04's given code for radix.cu: the blocked loads and stores, the sorts' buffers,
  *        and the API functions of TODOs 4.1 to 4.4 that check their arguments and call yours.
  *
- * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the
- * grader compiles your radix.cu with its own copy of this file). The block's shape (::ITEMS,
- * ::WARPS, ::FULL_MASK) comes from radix_common.cuh, which it includes; the block size
- * ::THREADS_PER_BLOCK and blocks_for() from common/kit_device.cuh. The bonus's given code is
- * radix_bonus_given.cuh (radix_bonus.cu's).
+ * Included by radix.cu (your file) and nowhere else; read it, use it, do not edit it (the grader
+ * compiles your radix.cu with its own copy of this file). The block's shape
+ * (::RADIX_ITEMS_PER_THREAD, ::WARPS, ::FULL_MASK) comes from radix_common.cuh, which it includes;
+ * the block size ::KIT_BLOCK_THREADS and kit_blocks_for() from common/kit_device.cuh. The bonus's
+ * given code is radix_bonus_given.cuh (radix_bonus.cu's).
  */
 #pragma once
 
@@ -16,7 +16,7 @@
 /** Blocks of the kernel that reduces the keys' bits (it loops over the keys). */
 #define KEY_BITS_BLOCKS 1024u
 
-#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > THREADS_PER_BLOCK * ITEMS
+#if 32 % RADIX_BITS != 0 || RADIX_DIGITS > KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD
 #error "RADIX_BITS must divide 32 (try 1, 2, 4 or 8)"
 #endif
 
@@ -25,15 +25,15 @@
  * ------------------------------------------------------------------------------------------ */
 
 /**
- * Loads the ITEMS items of this thread in the *blocked* arrangement: thread t gets items
- * `base + t * ITEMS + k`, k = 0 .. ITEMS - 1 (consecutive items, so a thread's items are a
- * piece of the block's order); items at or past @p n get @p fill.
+ * Loads the RADIX_ITEMS_PER_THREAD items of this thread in the *blocked* arrangement: thread t gets
+ * items `base + t * RADIX_ITEMS_PER_THREAD + k`, k = 0 .. RADIX_ITEMS_PER_THREAD - 1 (consecutive
+ * items, so a thread's items are a piece of the block's order); items at or past @p n get @p fill.
  */
 __device__ void load_items(const unsigned int *in, size_t base, size_t n, unsigned int *items,
                            unsigned int fill)
 {
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        size_t i = base + threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
         items[k] = i < n ? in[i] : fill;
     }
 }
@@ -41,19 +41,12 @@ __device__ void load_items(const unsigned int *in, size_t base, size_t n, unsign
 /** Stores this thread's items where ::load_items read them (those below @p n only). */
 __device__ void store_items(unsigned int *out, size_t base, size_t n, const unsigned int *items)
 {
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + threadIdx.x * ITEMS + k;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        size_t i = base + threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
         if (i < n) {
             out[i] = items[k];
         }
     }
-}
-
-/** The keys of tile @p tile of an array of @p n keys: RADIX_TILE, or fewer in the last. */
-__device__ unsigned tile_count(size_t n, size_t tile)
-{
-    size_t left = n - tile * RADIX_TILE;
-    return left < RADIX_TILE ? (unsigned)left : RADIX_TILE;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -65,7 +58,7 @@ size_t scan_scratch_count(size_t n)
 {
     size_t count = 0;
     while (n > RADIX_SCAN_TILE) {
-        n = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+        n = kit_num_tiles(n, RADIX_SCAN_TILE);
         count += n;
     }
     return count;
@@ -201,7 +194,7 @@ extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_va
 cudaError_t sort_u32(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int *passes)
 {
     work_buffers w;
-    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * radix_tile_count(n)));
+    CUDA_TRY(alloc_work(&w, n, d_values != NULL, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE)));
     return sort_by_digits(d_keys, d_values, n, &w, passes);
 }
 
@@ -247,7 +240,7 @@ extern "C" cudaError_t radix_pass(const unsigned int *d_keys_in, const unsigned 
         return cudaSuccess;
     }
     work_buffers w;
-    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * radix_tile_count(n)));
+    CUDA_TRY(alloc_work(&w, 0, 0, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE)));
     return pass_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, w.flags,
                      w.scratch);
 }

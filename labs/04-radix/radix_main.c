@@ -82,7 +82,8 @@ static cudaError_t sort_by_splits(unsigned int *d_keys, size_t n)
  * are RADIX_DIGITS words per tile of RADIX_TILE keys: small, counted too). --bench's floor. */
 static double bytes_keys(size_t n)
 {
-    double table = 3.0 * 2 * RADIX_DIGITS * (double)radix_tile_count(n); /* written, scanned */
+    /* The table: written, then scanned (read and written). */
+    double table = 3.0 * 2 * RADIX_DIGITS * (double)kit_num_tiles(n, RADIX_TILE);
     return RADIX_PASSES * (3.0 * n + table) * sizeof(unsigned int) + n * sizeof(unsigned int);
 }
 
@@ -103,7 +104,7 @@ static double bytes_flipped(size_t n)
  * RADIX_ONESWEEP_TILE keys, zeroed, written and read about twice per pass) counted too. */
 static double bytes_onesweep_keys(size_t n)
 {
-    double tiles = (double)((n + RADIX_ONESWEEP_TILE - 1) / RADIX_ONESWEEP_TILE);
+    double tiles = (double)kit_num_tiles(n, RADIX_ONESWEEP_TILE);
     double status = 4.0 * RADIX_ONESWEEP_DIGITS * tiles * 4.0; /* words per pass: 4 touches */
     return (9.0 * n + status) * sizeof(unsigned int);
 }
@@ -143,8 +144,9 @@ static void print_binary(FILE *out, unsigned int key, unsigned int shift)
     }
 }
 
-/* The seed's figure for one split, by bit 0: each key, its bit b, s (the exclusive scan of
- * the bits, from radix_scan on the GPU) and the place the split sends it to. */
+/* The seed's figure for one split, by bit 0: each key, its flag (the bit), ones_before (the
+ * exclusive scan of the flags, from radix_scan on the GPU) and the place radix_split_place()
+ * sends it to. */
 static cudaError_t trace_split(const unsigned int *keys, size_t n, unsigned int *d_tmp,
                                unsigned int *flags, FILE *out)
 {
@@ -165,14 +167,15 @@ static cudaError_t trace_split(const unsigned int *keys, size_t n, unsigned int 
     if (err == cudaSuccess) {
         size_t ones = s[n - 1] + flags[n - 1], zeros = n - ones;
         fprintf(out,
-                "split by bit 0 (TODO 4.2, the seed's figure): b = the bit, s = exclusive scan "
-                "of b (radix_scan, TODO 4.1);\nNz = %zu zeros; a 0 goes to i - s, a 1 to "
-                "Nz + s\n%4s  %-39s %2s %4s %5s\n",
-                zeros, "i", "key", "b", "s", "goes");
+                "split by bit 0 (TODO 4.2, the seed's figure): flag = the bit, ones_before = "
+                "exclusive scan of the flags (radix_scan, TODO 4.1);\nzeros = %zu; key i goes to "
+                "radix_split_place(i, flag, ones_before, zeros)\n%4s  %-39s %4s %11s %5s\n",
+                zeros, "i", "key", "flag", "ones_before", "goes");
         for (size_t i = 0; i < n; i++) {
             fprintf(out, "%4zu  ", i);
             print_binary(out, keys[i], 32);
-            fprintf(out, " %2u %4u %5zu\n", flags[i], s[i], flags[i] ? zeros + s[i] : i - s[i]);
+            fprintf(out, " %4u %11u %5zu\n", flags[i], s[i],
+                    radix_split_place(i, flags[i], s[i], zeros));
         }
     } else if (err == cudaErrorNotSupported) {
         fprintf(out, "(the split's figure needs radix_scan, TODO 4.1)\n");

@@ -19,15 +19,15 @@
 #include "cuda_check.h"
 #include "quicksort.h"
 
-/* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree
- * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), tiles_for(),
- * count_launch_failure(), load_fresh()), swap_keys() and heap_sort() (5.1),
- * block_exclusive_scan(), last_block_done(), block_fill() and fill_kernel (5.2, 5.4),
- * compare_ascending() (5.3), ITEMS_PER_THREAD, FILL_BY_BLOCK_MAX and the PENDING_LAUNCHES_
- * limits, the host loop's types (level_segment, level_counts, loop_buffers), the kernels that
- * call your device functions (choose_pivot_kernel, sort_small_kernel, sort_fallback_kernel,
- * quicksort_root_kernel, level_small_kernel), set_pending_launch_limit(), wait_for_tree(),
- * and the API of quicksort.h: its argument checks and buffers, then a call of your launcher. */
+/* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree and
+ * segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), count_launch_failure(),
+ * load_fresh()), swap_keys() and heap_sort() (5.1), block_exclusive_scan(), last_block_done(),
+ * block_fill() and fill_kernel (5.2, 5.4), compare_ascending() (5.3), FILL_BY_BLOCK_MAX and the
+ * PENDING_LAUNCHES_ limits, the host loop's types (level_segment, level_counts, loop_buffers), the
+ * kernels that call your device functions (choose_pivot_kernel, sort_small_kernel,
+ * sort_fallback_kernel, quicksort_root_kernel, level_small_kernel), set_pending_launch_limit(),
+ * wait_for_tree(), and the API of quicksort.h: its argument checks and buffers, then a call of your
+ * launcher. The partition's block threads, items per thread and tile are quicksort.h's. */
 #include "quicksort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -83,11 +83,12 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
 
 /**
  * TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters: zero
- * the three words of @p d_slot, then launch ::partition_kernel with ::tiles_for(n) blocks of
- * ::QUICKSORT_THREADS threads, at depth 0, `recurse` 0, on one segment {0, n, in_tmp = 1}
- * of a ::sort_tree whose `out` is @p d_out and whose `tmp` is @p d_in (the segment starts in
- * `tmp`; the kernel only reads it, so casting the const away is safe), `slots` @p d_slot,
- * `failures` NULL (nothing is launched) and `counts` @p d_counts.
+ * the three words of @p d_slot, then launch ::partition_kernel with
+ * kit_num_tiles(n, ::QUICKSORT_TILE) blocks of ::QUICKSORT_BLOCK_THREADS threads, at depth 0,
+ * `recurse` 0, on one segment {0, n, in_tmp = 1} of a ::sort_tree whose `out` is @p d_out and
+ * whose `tmp` is @p d_in (the segment starts in `tmp`; the kernel only reads it, so casting
+ * the const away is safe), `slots` @p d_slot, `failures` NULL (nothing is launched) and
+ * `counts` @p d_counts.
  */
 cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t n,
                            unsigned int pivot, unsigned long long *d_counts,
@@ -160,7 +161,7 @@ cudaError_t pivot_once(const unsigned int *d_keys, size_t n, unsigned int *d_piv
     KIT_TODO_STUB(d_keys, n, d_pivot);
 }
 
-/** TODO 5.3: one block of QUICKSORT_THREADS per run of `segment` keys. */
+/** TODO 5.3: one block of QUICKSORT_BLOCK_THREADS per run of `segment` keys. */
 cudaError_t sort_small_runs(unsigned int *d_keys, size_t n, size_t segment)
 {
     /* TODO 5.3: ceil(n / segment) blocks */
@@ -170,7 +171,7 @@ cudaError_t sort_small_runs(unsigned int *d_keys, size_t n, size_t segment)
 /** TODO 5.3: one block for the whole array. */
 cudaError_t sort_fallback_once(unsigned int *d_keys, size_t n)
 {
-    /* TODO 5.3: one block of QUICKSORT_THREADS threads */
+    /* TODO 5.3: one block of QUICKSORT_BLOCK_THREADS threads */
     KIT_TODO_STUB(d_keys, n);
 }
 
@@ -207,13 +208,13 @@ __device__ void handle_child(const sort_tree *tree, segment child, int depth)
  * L and G. For quicksort_partition() (@p recurse 0) it fills the E = len - L - G copies of
  * the pivot and writes L and G to `tree->counts` (given). In the sort, it puts the copies of
  * the pivot in their final place in `tree->out` (itself, or with a ::fill_kernel grid of
- * ceil(E / QUICKSORT_TILE) blocks of ::QUICKSORT_THREADS threads into
+ * ceil(E / QUICKSORT_TILE) blocks of ::QUICKSORT_BLOCK_THREADS threads into
  * `cudaStreamFireAndForget` when E > FILL_BY_BLOCK_MAX, its failure counted like a child's)
  * and hands each child (the L keys and the G keys, now in the other buffer) to
  * ::handle_child. A fill grid launches nothing, so a partition one level above the depth bound
  * may still launch one.
  */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     partition_kernel(sort_tree tree, segment seg, unsigned int pivot, int depth, int recurse)
 {
     unsigned long long *slot = slot_of(&tree, seg.lo);
@@ -285,7 +286,7 @@ __global__ void level_prepare_kernel(level_segment *level, unsigned long long *s
 }
 
 /** TODO 5.4. Block b partitions its tile of segment owner[b] (::partition_tile). */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     level_partition_kernel(const level_segment *level, const unsigned *owner,
                            unsigned long long *slots, sort_tree tree)
 {
@@ -298,7 +299,7 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
  * level (its tiles claimed with an atomicAdd), or, at the depth bound, to the block's
  * fallback.
  */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     level_finish_kernel(const level_segment *level, const unsigned long long *slots,
                         level_segment *next, segment *small, level_counts *counts, int depth,
                         sort_tree tree)

@@ -57,10 +57,13 @@ extern "C" {
 #define QUICKSORT_SMALL 2048u
 
 /** 5.2: threads of a partition block; every block of the sort has this many. */
-#define QUICKSORT_THREADS 256u
+#define QUICKSORT_BLOCK_THREADS 256u
 
-/** 5.2: keys one partition block handles: ::QUICKSORT_THREADS threads of 8 keys each. */
-#define QUICKSORT_TILE (QUICKSORT_THREADS * 8u)
+/** 5.2: keys of a tile each thread of a partition block holds in registers. */
+#define QUICKSORT_ITEMS_PER_THREAD 8u
+
+/** 5.2: keys one partition block handles: its threads times their keys. */
+#define QUICKSORT_TILE (QUICKSORT_BLOCK_THREADS * QUICKSORT_ITEMS_PER_THREAD)
 
 /** 5.3: samples a pivot is chosen from (a ninther: the median of three medians of three). */
 #define QUICKSORT_SAMPLES 9u

@@ -17,14 +17,11 @@
 #include "kit_device.cuh"
 #include "quicksort.h"
 
-/** Warps of a block of ::QUICKSORT_THREADS threads. */
-#define WARPS (QUICKSORT_THREADS / 32u)
-
-/** Keys of a tile each thread holds in registers during a partition. */
-#define ITEMS_PER_THREAD (QUICKSORT_TILE / QUICKSORT_THREADS)
+/** Warps of a block of ::QUICKSORT_BLOCK_THREADS threads. */
+#define WARPS (QUICKSORT_BLOCK_THREADS / 32u)
 
 /** An equal part longer than this is filled by a grid of its own, not by one block. */
-#define FILL_BY_BLOCK_MAX (16u * QUICKSORT_THREADS)
+#define FILL_BY_BLOCK_MAX (16u * QUICKSORT_BLOCK_THREADS)
 
 /** The most the pending-launch limit is raised to (each pending launch reserves memory). */
 #define PENDING_LAUNCHES_MAX ((size_t)1 << 20)
@@ -74,12 +71,6 @@ __device__ unsigned int *segment_src(const sort_tree *tree, segment s)
 __device__ unsigned int *segment_dst(const sort_tree *tree, segment s)
 {
     return s.in_tmp ? tree->out : tree->tmp;
-}
-
-/** Blocks of a partition of @p len keys: one per tile. */
-__host__ __device__ unsigned tiles_for(size_t len)
-{
-    return (unsigned)((len + QUICKSORT_TILE - 1) / QUICKSORT_TILE);
 }
 
 /**
@@ -149,7 +140,7 @@ __device__ void heap_sort(unsigned int *keys, size_t lo, size_t hi)
  * ------------------------------------------------------------------------------------------ */
 
 /**
- * Exclusive prefix sum of @p x over the block (::QUICKSORT_THREADS threads): thread t gets
+ * Exclusive prefix sum of @p x over the block (::QUICKSORT_BLOCK_THREADS threads): thread t gets
  * the sum of x over threads 0 .. t-1, and `*total` the sum over all. A scan inside each warp
  * with shuffles, then one over the warps' totals. Every thread of the block must call it.
  */
@@ -326,7 +317,7 @@ __global__ void choose_pivot_kernel(const unsigned int *keys, size_t n, unsigned
 }
 
 /** Block b sorts keys[b * segment, ...), at most `segment` keys, in shared memory (5.3). */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     sort_small_kernel(unsigned int *keys, size_t n, size_t segment)
 {
     size_t lo = (size_t)blockIdx.x * segment;
@@ -335,7 +326,7 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
 }
 
 /** One block sorts keys[0, n) with the fallback network in global memory (5.3). */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     sort_fallback_kernel(unsigned int *keys, size_t n)
 {
     block_sort_fallback(keys, keys, n);
@@ -349,7 +340,7 @@ __global__ void quicksort_root_kernel(sort_tree tree, size_t n)
 }
 
 /** Block b sorts small segment b of a level in shared memory, into `tree.out`. */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     level_small_kernel(const segment *small, sort_tree tree)
 {
     segment s = small[blockIdx.x];

@@ -11,7 +11,7 @@
 #include "oddeven.h"
 
 /** Threads per block of the global-memory kernels (one phase, and cooperative). */
-#define THREADS_PER_BLOCK 256
+#define ODDEVEN_BLOCK_THREADS 256
 
 /** Puts *a and *b in ascending order. */
 __device__ void compare_exchange(unsigned int *a, unsigned int *b)
@@ -49,8 +49,8 @@ extern "C" cudaError_t oddeven_phase(unsigned int *d_keys, size_t n, unsigned ph
     if (pairs == 0) {
         return cudaSuccess;
     }
-    size_t blocks = (pairs + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    oddeven_phase_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_keys, n, phase);
+    size_t blocks = (pairs + ODDEVEN_BLOCK_THREADS - 1) / ODDEVEN_BLOCK_THREADS;
+    oddeven_phase_kernel<<<(unsigned)blocks, ODDEVEN_BLOCK_THREADS>>>(d_keys, n, phase);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -155,8 +155,8 @@ extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
     }
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, oddeven_cooperative_kernel, THREADS_PER_BLOCK, 0));
-    size_t needed = (n / 2 + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+        &blocks_per_sm, oddeven_cooperative_kernel, ODDEVEN_BLOCK_THREADS, 0));
+    size_t needed = (n / 2 + ODDEVEN_BLOCK_THREADS - 1) / ODDEVEN_BLOCK_THREADS;
     size_t resident = (size_t)blocks_per_sm * sms;
     if (resident == 0) {
         return cudaErrorCooperativeLaunchTooLarge; /* not even one block fits on an SM */
@@ -164,7 +164,7 @@ extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
     unsigned blocks = (unsigned)(needed < resident ? needed : resident);
     void *args[] = {&d_keys, &n};
     CUDA_TRY(cudaLaunchCooperativeKernel((const void *)oddeven_cooperative_kernel, blocks,
-                                         THREADS_PER_BLOCK, args, 0, 0));
+                                         ODDEVEN_BLOCK_THREADS, args, 0, 0));
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */

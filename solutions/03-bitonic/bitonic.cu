@@ -16,10 +16,13 @@
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_given.cuh (read it: your kernels use all of it): TILE_THREADS and
- * THREADS_PER_BLOCK, a tile in shared memory (tile_slot(), load_tile(), store_tile(),
- * tile_count()) and blocks_for(); through it, bitonic_common.cuh: runs_sort_fn, the type of
- * the runs sort that the padding of TODO 3.4 takes. */
+/* Given, in bitonic_given.cuh (read it: your kernels use much of it): BITONIC_BLOCK_THREADS, a
+ * tile in shared memory (tile_slot(), load_tile(), store_tile()), the padded sort's buffers
+ * (padded_buffers) and sort_padded(), which allocates them and calls your sort_through_padding(),
+ * and the API functions of bitonic.h that only check their arguments and call yours (all but
+ * bitonic_sort_batch). Through it, common/kit_device.cuh: KIT_BLOCK_THREADS, kit_blocks_for(),
+ * kit_num_tiles() and kit_tile_keys(); and bitonic_common.cuh: runs_sort_fn, the type of the
+ * runs sort the padding takes. */
 #include "bitonic_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -52,18 +55,18 @@ __device__ void compare_exchange(unsigned int *tile_keys, unsigned int *tile_val
 }
 
 /**
- * One step (size, stride) of the network inside a tile in shared memory, for the tile that
- * starts at key @p base of the array and holds @p count keys: thread t does comparators t and
- * t + TILE_THREADS (the tile's ::BITONIC_TILE / 2 comparators over its TILE_THREADS threads),
- * in the direction bitonic_descending_at() gives for the key's index in the whole array, then
- * waits at a barrier, so the next step sees every exchange of this one. Used by the tile sort
- * (3.1) and by the shared merge (3.3).
+ * One step (size, stride) of the network inside a tile in shared memory, for the tile that starts
+ * at key @p base of the array and holds @p count keys: thread t does comparators t and
+ * `t + BITONIC_BLOCK_THREADS` (the tile's ::BITONIC_TILE / 2 comparators over its
+ * ::BITONIC_BLOCK_THREADS threads), in the direction bitonic_descending_at() gives for the key's
+ * index in the whole array, then waits at a barrier, so the next step sees every exchange of this
+ * one. Used by the tile sort (3.1) and by the shared merge (3.3).
  */
 __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, size_t base,
                           unsigned count, size_t size, size_t stride, size_t run, int descending)
 {
     /* BEGIN SOLUTION 3.1 two comparators per thread, then a barrier */
-    for (unsigned c = threadIdx.x; c < BITONIC_TILE / 2; c += TILE_THREADS) {
+    for (unsigned c = threadIdx.x; c < BITONIC_TILE / 2; c += BITONIC_BLOCK_THREADS) {
         unsigned lo = (unsigned)bitonic_pair_low(c, stride);
         unsigned hi = lo + (unsigned)stride;
         if (hi < count) { /* a partial tile holds whole runs: lo and hi are both in */
@@ -81,14 +84,14 @@ __device__ void tile_step(unsigned int *tile_keys, unsigned int *tile_values, si
  * tile) in shared memory: stages size = 2, 4, ..., min(run, ::BITONIC_TILE), each with steps
  * stride = size / 2 ... 1, each step a ::tile_step.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_sort_tile_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t run,
                              int descending)
 {
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* BEGIN SOLUTION 3.1 every stage up to the tile (or the run), each step a tile_step */
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
@@ -106,10 +109,10 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t run,
                        int descending)
 {
-    /* BEGIN SOLUTION 3.1 one block of TILE_THREADS threads per tile, the last may be partial */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
-    bitonic_sort_tile_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, run,
-                                                                descending);
+    /* BEGIN SOLUTION 3.1 one block of BITONIC_BLOCK_THREADS per tile, the last may be partial */
+    size_t tiles = kit_num_tiles(n, BITONIC_TILE);
+    bitonic_sort_tile_kernel<<<(unsigned)tiles, BITONIC_BLOCK_THREADS>>>(d_keys, d_values, n, run,
+                                                                         descending);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -159,9 +162,9 @@ __global__ void bitonic_merge_global_kernel(unsigned int *keys, unsigned int *va
 cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t stride, size_t run, int descending)
 {
-    /* BEGIN SOLUTION 3.2 n / 2 comparators, THREADS_PER_BLOCK threads per block */
-    bitonic_merge_global_kernel<<<blocks_for(n / 2), THREADS_PER_BLOCK>>>(d_keys, d_values, n, size,
-                                                                          stride, run, descending);
+    /* BEGIN SOLUTION 3.2 n / 2 comparators, KIT_BLOCK_THREADS threads per block */
+    bitonic_merge_global_kernel<<<kit_blocks_for(n / 2), KIT_BLOCK_THREADS>>>(
+        d_keys, d_values, n, size, stride, run, descending);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -178,14 +181,14 @@ cudaError_t merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
  * of stride min(size, ::BITONIC_TILE) / 2 down to 1, each a ::tile_step (written in
  * TODO 3.1), and stores the tile.
  */
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(BITONIC_BLOCK_THREADS)
     bitonic_merge_shared_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
                                 size_t run, int descending)
 {
     __shared__ unsigned int tile_keys[BITONIC_TILE];
     __shared__ unsigned int tile_values[BITONIC_TILE];
     size_t base = (size_t)blockIdx.x * BITONIC_TILE;
-    unsigned count = tile_count(n, blockIdx.x);
+    unsigned count = kit_tile_keys(n, base, BITONIC_TILE);
     load_tile(keys, values, base, count, tile_keys, tile_values);
     /* BEGIN SOLUTION 3.3 the steps of the stage whose stride is below the tile */
     unsigned int *shared_values = values ? tile_values : NULL; /* NULL: keys only */
@@ -201,10 +204,10 @@ __global__ void __launch_bounds__(TILE_THREADS)
 cudaError_t merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                          size_t run, int descending)
 {
-    /* BEGIN SOLUTION 3.3 one block of TILE_THREADS threads per tile */
-    size_t tiles = (n + BITONIC_TILE - 1) / BITONIC_TILE;
-    bitonic_merge_shared_kernel<<<(unsigned)tiles, TILE_THREADS>>>(d_keys, d_values, n, size, run,
-                                                                   descending);
+    /* BEGIN SOLUTION 3.3 one block of BITONIC_BLOCK_THREADS threads per tile */
+    size_t tiles = kit_num_tiles(n, BITONIC_TILE);
+    bitonic_merge_shared_kernel<<<(unsigned)tiles, BITONIC_BLOCK_THREADS>>>(d_keys, d_values, n,
+                                                                            size, run, descending);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -308,13 +311,6 @@ __global__ void unpad_kernel(const unsigned int *padded_keys, const unsigned int
     /* END SOLUTION */
 }
 
-/** The buffers of a padded sort: @p count arrays of @p m keys (values, counters: optional). */
-typedef struct {
-    unsigned int *keys;           /**< count * m keys */
-    unsigned int *values;         /**< count * m values, NULL for keys only */
-    unsigned long long *counters; /**< one per array, NULL for keys only */
-} padded_buffers;
-
 /**
  * TODO 3.4: sorts @p count arrays of @p n keys (n not a power of two) through the padded
  * buffers @p p of arrays of m = bitonic_padded_length(n) keys: pad with a sentinel that sorts
@@ -330,19 +326,19 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     size_t m = bitonic_padded_length(n);
     unsigned int sentinel = descending ? 0u : UINT_MAX; /* sorts after every real key */
     size_t padded_total = m * count, total = n * count;
-    pad_kernel<<<blocks_for(padded_total), THREADS_PER_BLOCK>>>(
+    pad_kernel<<<kit_blocks_for(padded_total), KIT_BLOCK_THREADS>>>(
         d_keys, d_values, n, m, padded_total, sentinel, p->keys, p->values);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(sort_runs_of(p->keys, p->values, padded_total, m, descending));
     if (d_values) {
         /* Reads the input, still in d_keys and d_values: before the unpad overwrites it. */
         CUDA_TRY(cudaMemset(p->counters, 0, count * sizeof *p->counters));
-        restore_sentinel_values_kernel<<<blocks_for(total), THREADS_PER_BLOCK>>>(
+        restore_sentinel_values_kernel<<<kit_blocks_for(total), KIT_BLOCK_THREADS>>>(
             d_keys, d_values, n, total, m, sentinel, p->values, p->counters);
         CUDA_TRY(cudaGetLastError());
     }
-    unpad_kernel<<<blocks_for(total), THREADS_PER_BLOCK>>>(p->keys, p->values, n, m, total, d_keys,
-                                                           d_values);
+    unpad_kernel<<<kit_blocks_for(total), KIT_BLOCK_THREADS>>>(p->keys, p->values, n, m, total,
+                                                               d_keys, d_values);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -350,77 +346,10 @@ cudaError_t sort_through_padding(unsigned int *d_keys, unsigned int *d_values, s
     /* END SOLUTION */
 }
 
-/** Frees the padded buffers; returns the first error. */
-cudaError_t free_padded(padded_buffers *p)
-{
-    CUDA_TRY(cudaFree(p->keys));
-    CUDA_TRY(cudaFree(p->values));
-    CUDA_TRY(cudaFree(p->counters));
-    return cudaSuccess;
-}
-
-/**
- * Allocates the padded buffers, sorts through them with @p sort_runs_of, and frees them. The
- * bonus sort (bitonic_bonus.cu) calls it too, with its own runs sort.
- */
-cudaError_t sort_padded(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t count,
-                        int descending, runs_sort_fn sort_runs_of)
-{
-    size_t padded_total = bitonic_padded_length(n) * count;
-    padded_buffers p = {NULL, NULL, NULL};
-    cudaError_t err = cudaMalloc((void **)&p.keys, padded_total * sizeof *p.keys);
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.values, padded_total * sizeof *p.values);
-    }
-    if (err == cudaSuccess && d_values) {
-        err = cudaMalloc((void **)&p.counters, count * sizeof *p.counters);
-    }
-    if (err != cudaSuccess) {
-        kit_report_cuda_error(err, "cudaMalloc of the padded buffers", __FILE__, __LINE__);
-    } else {
-        err = sort_through_padding(d_keys, d_values, n, count, descending, &p, sort_runs_of);
-    }
-    cudaError_t freed = free_padded(&p);
-    return err != cudaSuccess ? err : freed;
-}
-
 /* ------------------------------------------------------------------------------------------
- * The API of bitonic.h: argument checks, then the tiers above with run = n.
+ * The sort of bitonic.h (TODO 3.4): its argument checks are given; the rest is yours. The other
+ * API functions are in bitonic_given.cuh.
  * ------------------------------------------------------------------------------------------ */
-
-/** Whether @p x is a power of two (and not 0). */
-int is_power_of_two(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
-
-extern "C" cudaError_t bitonic_sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    if (n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : sort_tiles(d_keys, d_values, n, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_global(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, size_t stride, int descending)
-{
-    if (!is_power_of_two(stride) || !is_power_of_two(size) || stride > size / 2 ||
-        n % (2 * stride) != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_global(d_keys, d_values, n, size, stride, n, descending);
-}
-
-extern "C" cudaError_t bitonic_merge_shared(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                            size_t size, int descending)
-{
-    if (!is_power_of_two(size) || size < 2 || n % BITONIC_TILE != 0) {
-        return cudaErrorInvalidValue;
-    }
-    return n == 0 ? cudaSuccess : merge_shared(d_keys, d_values, n, size, n, descending);
-}
 
 extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_values, size_t n,
                                           size_t count, int descending)
@@ -440,15 +369,4 @@ extern "C" cudaError_t bitonic_sort_batch(unsigned int *d_keys, unsigned int *d_
     /* SKELETON */
     KIT_TODO_STUB(d_keys, d_values, descending);
     /* END SOLUTION */
-}
-
-extern "C" cudaError_t bitonic_sort_pairs(unsigned int *d_keys, unsigned int *d_values, size_t n,
-                                          int descending)
-{
-    return bitonic_sort_batch(d_keys, d_values, n, 1, descending);
-}
-
-extern "C" cudaError_t bitonic_sort_keys(unsigned int *d_keys, size_t n, int descending)
-{
-    return bitonic_sort_batch(d_keys, NULL, n, 1, descending);
 }

@@ -11,23 +11,23 @@
  * 16 keys in registers and does several steps of the network alone. Layers, from the bottom:
  * registers (a thread), a tile in shared memory (a block), a pass over global memory (the
  * grid), and the host loop. Arrays whose n is not a power of two go through the padding of
- * TODO 3.4 (sort_padded() in bitonic.cu).
+ * TODO 3.4 (sort_padded() in bitonic_given.cuh, which calls your sort_through_padding()).
  */
 #include "bitonic.h"
 #include "cuda_check.h"
 
-/* Given, in bitonic_bonus_given.cuh (read it): what your kernels use, MULTISTRIDE_THREADS and
+/* Given, in bitonic_bonus_given.cuh (read it): what your kernels use, BITONIC_MS_BLOCK_THREADS and
  * MULTISTRIDE_STEPS and a tile's arrangements in registers (multistride_index()) and in shared
  * memory (multistride_slot()); and the bonus sort's API, which calls your
  * multistride_sort_runs(). */
 #include "bitonic_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
- * TODO 3.5 (bonus): multistride passes. A thread holds BITONIC_MS_KEYS = 16 keys in registers
- * (arrangements: multistride_index() in bitonic_bonus_given.cuh). One pass over a tile of
- * BITONIC_MS_TILE = 4096 keys does every stride below the tile: four in registers, an
- * exchange through shared memory, four more, another exchange, the last four. One pass over
- * global memory does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
+ * TODO 3.5 (bonus): multistride passes. A thread holds BITONIC_MS_ITEMS_PER_THREAD = 16 keys in
+ * registers (arrangements: multistride_index() in bitonic_bonus_given.cuh). One pass over a tile of
+ * BITONIC_MS_TILE = 4096 keys does every stride below the tile: four in registers, an exchange
+ * through shared memory, four more, another exchange, the last four. One pass over global memory
+ * does up to MULTISTRIDE_STEPS = 4 strides of a tile or more.
  * ------------------------------------------------------------------------------------------ */
 
 /* BEGIN SOLUTION 3.5 helpers: comparator and steps in registers, exchanges, a tile pass */
@@ -63,12 +63,12 @@ __device__ __forceinline__ void register_steps(unsigned *keys, unsigned *values,
                                                unsigned mask, int flip)
 {
 #pragma unroll
-    for (unsigned d = BITONIC_MS_KEYS / 2; d > 0; d /= 2) {
+    for (unsigned d = BITONIC_MS_ITEMS_PER_THREAD / 2; d > 0; d /= 2) {
         if (((size_t)d << bit) > top) {
             continue; /* a stride above this stage's first */
         }
 #pragma unroll
-        for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+        for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
             if ((r & d) == 0) {
                 int down = (((first | (r << bit)) & mask) != 0) != flip;
                 register_compare_exchange(&keys[r], &keys[r + d], &values[r], &values[r + d], down,
@@ -92,7 +92,7 @@ __device__ __forceinline__ void exchange(unsigned *keys, unsigned *values, int w
     unsigned read_at = multistride_slot(multistride_index(threadIdx.x, 0, to));
     __syncthreads();
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
         unsigned at = write_at ^ multistride_slot(r << from); /* the slot is linear */
         tile_keys[at] = keys[r];
         if (with_values) {
@@ -101,7 +101,7 @@ __device__ __forceinline__ void exchange(unsigned *keys, unsigned *values, int w
     }
     __syncthreads();
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
         unsigned at = read_at ^ multistride_slot(r << to);
         keys[r] = tile_keys[at];
         if (with_values) {
@@ -123,11 +123,11 @@ __device__ __forceinline__ void load_registers(const unsigned *keys, const unsig
     const unsigned *thread_keys = keys + base + threadIdx.x;
     const unsigned *thread_values = with_values ? values + base + threadIdx.x : NULL;
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
-        int in = threadIdx.x + r * MULTISTRIDE_THREADS < count;
-        reg_keys[r] = in ? thread_keys[r * MULTISTRIDE_THREADS] : 0u;
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
+        int in = threadIdx.x + r * BITONIC_MS_BLOCK_THREADS < count;
+        reg_keys[r] = in ? thread_keys[r * BITONIC_MS_BLOCK_THREADS] : 0u;
         if (with_values) {
-            reg_values[r] = in ? thread_values[r * MULTISTRIDE_THREADS] : 0u;
+            reg_values[r] = in ? thread_values[r * BITONIC_MS_BLOCK_THREADS] : 0u;
         }
     }
 }
@@ -141,11 +141,11 @@ __device__ __forceinline__ void store_registers(unsigned *keys, unsigned *values
     unsigned *thread_keys = keys + base + threadIdx.x;
     unsigned *thread_values = with_values ? values + base + threadIdx.x : NULL;
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
-        if (threadIdx.x + r * MULTISTRIDE_THREADS < count) {
-            thread_keys[r * MULTISTRIDE_THREADS] = reg_keys[r];
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
+        if (threadIdx.x + r * BITONIC_MS_BLOCK_THREADS < count) {
+            thread_keys[r * BITONIC_MS_BLOCK_THREADS] = reg_keys[r];
             if (with_values) {
-                thread_values[r * MULTISTRIDE_THREADS] = reg_values[r];
+                thread_values[r * BITONIC_MS_BLOCK_THREADS] = reg_values[r];
             }
         }
     }
@@ -193,9 +193,9 @@ __device__ __forceinline__ void tile_stages(unsigned *keys, unsigned *values, in
                                             size_t run, int descending, unsigned *tile_keys,
                                             unsigned *tile_values)
 {
-    size_t base = (size_t)blockIdx.x * BITONIC_MS_TILE, left = n - base;
-    unsigned count = left < BITONIC_MS_TILE ? (unsigned)left : BITONIC_MS_TILE;
-    unsigned reg_keys[BITONIC_MS_KEYS], reg_values[BITONIC_MS_KEYS];
+    size_t base = (size_t)blockIdx.x * BITONIC_MS_TILE;
+    unsigned count = kit_tile_keys(n, base, BITONIC_MS_TILE);
+    unsigned reg_keys[BITONIC_MS_ITEMS_PER_THREAD], reg_values[BITONIC_MS_ITEMS_PER_THREAD];
     load_registers(keys, values, with_values, base, count, reg_keys, reg_values);
     unsigned from = 8;
     for (size_t size = first_size; size <= last_size; size *= 2) {
@@ -223,7 +223,7 @@ __device__ __forceinline__ void tile_stages(unsigned *keys, unsigned *values, in
  * stages 2 .. min(run, tile) it sorts every tile (as TODO 3.1 does); with one stage
  * `size` > the tile it ends that stage (as TODO 3.3 does).
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_tile_keys_kernel(unsigned int *keys, size_t n, size_t first_size, size_t last_size,
                                  size_t run, int descending)
 {
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
  * values: that one needs the registers of both, and the keys-only one, alone, far fewer, so
  * more of its blocks fit on an SM.)
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_tile_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n,
                                   size_t first_size, size_t last_size, size_t run, int descending)
 {
@@ -257,14 +257,14 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 cudaError_t multistride_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n,
                               size_t first_size, size_t last_size, size_t run, int descending)
 {
-    /* BEGIN SOLUTION 3.5 one block of MULTISTRIDE_THREADS threads per tile, the last partial */
-    unsigned tiles = (unsigned)((n + BITONIC_MS_TILE - 1) / BITONIC_MS_TILE);
+    /* BEGIN SOLUTION 3.5 one block of BITONIC_MS_BLOCK_THREADS per tile, the last partial */
+    unsigned tiles = (unsigned)kit_num_tiles(n, BITONIC_MS_TILE);
     if (d_values) {
-        multistride_tile_pairs_kernel<<<tiles, MULTISTRIDE_THREADS>>>(
+        multistride_tile_pairs_kernel<<<tiles, BITONIC_MS_BLOCK_THREADS>>>(
             d_keys, d_values, n, first_size, last_size, run, descending);
     } else {
-        multistride_tile_keys_kernel<<<tiles, MULTISTRIDE_THREADS>>>(d_keys, n, first_size,
-                                                                     last_size, run, descending);
+        multistride_tile_keys_kernel<<<tiles, BITONIC_MS_BLOCK_THREADS>>>(
+            d_keys, n, first_size, last_size, run, descending);
     }
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -289,9 +289,9 @@ __device__ __forceinline__ void fused_steps(unsigned *keys, unsigned *values, in
     size_t first = (q & (low - 1)) | ((q & ~(low - 1)) << steps);
     unsigned held = 1u << steps;
     int down = bitonic_descending_at(first, size, run, descending);
-    unsigned reg_keys[BITONIC_MS_KEYS], reg_values[BITONIC_MS_KEYS];
+    unsigned reg_keys[BITONIC_MS_ITEMS_PER_THREAD], reg_values[BITONIC_MS_ITEMS_PER_THREAD];
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
         if (r < held) {
             reg_keys[r] = keys[first + r * low];
             if (with_values) {
@@ -300,12 +300,12 @@ __device__ __forceinline__ void fused_steps(unsigned *keys, unsigned *values, in
         }
     }
 #pragma unroll
-    for (unsigned d = BITONIC_MS_KEYS / 2; d > 0; d /= 2) {
+    for (unsigned d = BITONIC_MS_ITEMS_PER_THREAD / 2; d > 0; d /= 2) {
         if (d >= held) {
             continue; /* fewer steps than the registers could do */
         }
 #pragma unroll
-        for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+        for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
             if ((r & d) == 0 && r < held) {
                 register_compare_exchange(&reg_keys[r], &reg_keys[r + d], &reg_values[r],
                                           &reg_values[r + d], down, with_values);
@@ -313,7 +313,7 @@ __device__ __forceinline__ void fused_steps(unsigned *keys, unsigned *values, in
         }
     }
 #pragma unroll
-    for (unsigned r = 0; r < BITONIC_MS_KEYS; r++) {
+    for (unsigned r = 0; r < BITONIC_MS_ITEMS_PER_THREAD; r++) {
         if (r < held) {
             keys[first + r * low] = reg_keys[r];
             if (with_values) {
@@ -333,7 +333,7 @@ __device__ __forceinline__ void fused_steps(unsigned *keys, unsigned *values, in
  * read 32 neighbouring keys per register. The keys of a thread differ only in bits below
  * `size`, so one direction serves all its comparators.
  */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_global_keys_kernel(unsigned int *keys, size_t n, size_t size, size_t top,
                                    unsigned steps, size_t run, int descending)
 {
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 }
 
 /** TODO 3.5. ::multistride_global_keys_kernel for keys and values. */
-__global__ void __launch_bounds__(MULTISTRIDE_THREADS)
+__global__ void __launch_bounds__(BITONIC_MS_BLOCK_THREADS)
     multistride_global_pairs_kernel(unsigned int *keys, unsigned int *values, size_t n, size_t size,
                                     size_t top, unsigned steps, size_t run, int descending)
 {
@@ -365,15 +365,16 @@ __global__ void __launch_bounds__(MULTISTRIDE_THREADS)
 cudaError_t multistride_global(unsigned int *d_keys, unsigned int *d_values, size_t n, size_t size,
                                size_t top, unsigned steps, size_t run, int descending)
 {
-    /* BEGIN SOLUTION 3.5 n >> steps threads in blocks of MULTISTRIDE_THREADS */
+    /* BEGIN SOLUTION 3.5 n >> steps threads in blocks of BITONIC_MS_BLOCK_THREADS */
     size_t threads = n >> steps;
-    unsigned blocks = (unsigned)((threads + MULTISTRIDE_THREADS - 1) / MULTISTRIDE_THREADS);
+    unsigned blocks =
+        (unsigned)((threads + BITONIC_MS_BLOCK_THREADS - 1) / BITONIC_MS_BLOCK_THREADS);
     if (d_values) {
-        multistride_global_pairs_kernel<<<blocks, MULTISTRIDE_THREADS>>>(
+        multistride_global_pairs_kernel<<<blocks, BITONIC_MS_BLOCK_THREADS>>>(
             d_keys, d_values, n, size, top, steps, run, descending);
     } else {
-        multistride_global_keys_kernel<<<blocks, MULTISTRIDE_THREADS>>>(d_keys, n, size, top, steps,
-                                                                        run, descending);
+        multistride_global_keys_kernel<<<blocks, BITONIC_MS_BLOCK_THREADS>>>(
+            d_keys, n, size, top, steps, run, descending);
     }
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;

@@ -18,10 +18,11 @@
 #include "radix.h"
 
 /* Given, in radix_given.cuh (read it once: your code calls much of it): KEY_BITS_BLOCKS;
- * load_items(), store_items() and tile_count(); the buffers (scan_scratch_count(), work_buffers)
- * and sort_u32(); key_type; and the API functions of TODOs 4.1 to 4.4 that only check their
- * arguments, allocate and call yours (all but radix_scan_block). ITEMS, WARPS and FULL_MASK are
- * radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are common/kit_device.cuh's. */
+ * load_items() and store_items(); the buffers (scan_scratch_count(), work_buffers) and sort_u32();
+ * key_type; and the API functions of TODOs 4.1 to 4.4 that only check their arguments, allocate and
+ * call yours (all but radix_scan_block). RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
+ * radix_common.cuh's; KIT_BLOCK_THREADS, kit_blocks_for(), kit_num_tiles() and kit_tile_keys() are
+ * common/kit_device.cuh's. */
 #include "radix_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -50,22 +51,22 @@ __device__ unsigned int warp_inclusive_scan(unsigned int x)
 }
 
 /**
- * TODO 4.1. The exclusive scan of the block's THREADS_PER_BLOCK * ITEMS items, in the blocked
- * arrangement (thread t holds items t * ITEMS .. t * ITEMS + ITEMS - 1): each thread scans its
- * own items serially (work-efficient: one add per item), the threads' sums are scanned by a
- * warp scan in each warp, the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by
- * warp 0, and each thread adds what comes before it. Warp 0 leaves in `s_warp[w]` what the
- * warps before warp w hold, and in the extra word `s_warp[WARPS]` the block's sum, which
- * every thread reads into @p total after a barrier.
- * Every thread of the block must call it (it has barriers); it leaves @p s_warp free for reuse.
- * The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
+ * TODO 4.1. The exclusive scan of the block's KIT_BLOCK_THREADS * RADIX_ITEMS_PER_THREAD items, in
+ * the blocked arrangement (thread t holds the RADIX_ITEMS_PER_THREAD consecutive items from
+ * `t * RADIX_ITEMS_PER_THREAD` on): each thread scans its own items serially (work-efficient: one
+ * add per item), the threads' sums are scanned by a warp scan in each warp,
+ * the warps' sums (in @p s_warp, WARPS + 1 words of shared memory) by warp 0, and each thread adds
+ * what comes before it. Warp 0 leaves in `s_warp[w]` what the warps before warp w hold, and in the
+ * extra word `s_warp[WARPS]` the block's sum, which every thread reads into @p total after a
+ * barrier. Every thread of the block must call it (it has barriers); it leaves @p s_warp free for
+ * reuse. The bonus kernels of radix_bonus.cu call it too: keep its name and parameters.
  */
 __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, unsigned int *total)
 {
     *total = 0; /* set below: this only keeps callers defined until the TODO is written */
     /* BEGIN SOLUTION 4.1 thread: serial scan; warps: scan of thread sums; warp 0: of warp sums */
     unsigned int sum = 0;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         unsigned int v = items[k];
         items[k] = sum;
         sum += v;
@@ -88,7 +89,7 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
     }
     __syncthreads();
     unsigned int before = s_warp[warp] + inclusive - sum;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         items[k] += before;
     }
     *total = s_warp[WARPS];
@@ -103,18 +104,18 @@ __device__ void block_exclusive_scan(unsigned int *items, unsigned int *s_warp, 
  * the block to @p out. In place (out == in) works: each thread reads its items before the
  * scan's barriers and writes the same places after them.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scan_blocks_kernel(const unsigned int *in, unsigned int *out, size_t n,
                        const unsigned int *offsets)
 {
     /* BEGIN SOLUTION 4.1 load, scan, add the block's offset, store */
     __shared__ unsigned int s_warp[WARPS + 1];
     size_t base = (size_t)blockIdx.x * RADIX_SCAN_TILE;
-    unsigned int items[ITEMS], total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD], total;
     load_items(in, base, n, items, 0u);
     block_exclusive_scan(items, s_warp, &total);
     unsigned int offset = offsets ? offsets[blockIdx.x] : 0u;
-    for (unsigned k = 0; k < ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
         items[k] += offset;
     }
     store_items(out, base, n, items);
@@ -125,12 +126,12 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * TODO 4.1. Block b writes the sum of block b of the input (items `b * RADIX_SCAN_TILE` ...)
  * to `sums[b]`: the first step of a multi-block scan.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     block_sums_kernel(const unsigned int *in, size_t n, unsigned int *sums)
 {
     /* BEGIN SOLUTION 4.1 the block scan's total is the block's sum */
     __shared__ unsigned int s_warp[WARPS + 1];
-    unsigned int items[ITEMS], total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD], total;
     load_items(in, (size_t)blockIdx.x * RADIX_SCAN_TILE, n, items, 0u);
     block_exclusive_scan(items, s_warp, &total);
     if (threadIdx.x == 0) {
@@ -149,16 +150,16 @@ cudaError_t scan_with_scratch(const unsigned int *d_in, unsigned int *d_out, siz
                               unsigned int *scratch)
 {
     /* BEGIN SOLUTION 4.1 one block; or sums, scan of the sums (recursion), blocks with offsets */
-    size_t blocks = (n + RADIX_SCAN_TILE - 1) / RADIX_SCAN_TILE;
+    size_t blocks = kit_num_tiles(n, RADIX_SCAN_TILE);
     if (blocks == 1) {
-        scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
+        scan_blocks_kernel<<<1, KIT_BLOCK_THREADS>>>(d_in, d_out, n, NULL);
         CUDA_TRY(cudaGetLastError());
         return cudaSuccess;
     }
-    block_sums_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, n, scratch);
+    block_sums_kernel<<<(unsigned)blocks, KIT_BLOCK_THREADS>>>(d_in, n, scratch);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(scratch, scratch, blocks, scratch + blocks));
-    scan_blocks_kernel<<<(unsigned)blocks, THREADS_PER_BLOCK>>>(d_in, d_out, n, scratch);
+    scan_blocks_kernel<<<(unsigned)blocks, KIT_BLOCK_THREADS>>>(d_in, d_out, n, scratch);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -174,8 +175,8 @@ extern "C" cudaError_t radix_scan_block(const unsigned int *d_in, unsigned int *
     if (n == 0) {
         return cudaSuccess;
     }
-    /* BEGIN SOLUTION 4.1 one block of THREADS_PER_BLOCK threads, no offsets */
-    scan_blocks_kernel<<<1, THREADS_PER_BLOCK>>>(d_in, d_out, n, NULL);
+    /* BEGIN SOLUTION 4.1 one block of KIT_BLOCK_THREADS threads, no offsets */
+    scan_blocks_kernel<<<1, KIT_BLOCK_THREADS>>>(d_in, d_out, n, NULL);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -200,16 +201,15 @@ __global__ void split_flags_kernel(const unsigned int *keys, size_t n, unsigned 
 }
 
 /**
- * TODO 4.2. Thread i moves key i (and its value): `ones_before` is the exclusive scan of the
- * flags, so `ones_before[i]` keys with bit 1 come before key i, and the number of keys with
- * bit 1 is `ones_before[n - 1]` plus the bit of the last key. A 0 goes to `i - ones_before[i]`,
- * a 1 to `zeros + ones_before[i]`.
+ * TODO 4.2. Thread i moves key i (and its value) to radix_split_place() of its bit,
+ * `ones_before[i]` and `zeros`: @p ones_before is the exclusive scan of the flags, and `zeros`
+ * is n less the keys with bit 1, `ones_before[n - 1]` plus the bit of the last key.
  */
 __global__ void split_scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                                      unsigned int *keys_out, unsigned int *values_out, size_t n,
                                      unsigned int bit, const unsigned int *ones_before)
 {
-    /* BEGIN SOLUTION 4.2 the seed's rule: i - s_i for a 0, Nz + s_i for a 1 */
+    /* BEGIN SOLUTION 4.2 count the zeros, then radix_split_place() gives key i its place */
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) {
         return;
@@ -217,8 +217,7 @@ __global__ void split_scatter_kernel(const unsigned int *keys_in, const unsigned
     size_t ones = (size_t)ones_before[n - 1] + ((keys_in[n - 1] >> bit) & 1u);
     size_t zeros = n - ones;
     unsigned int key = keys_in[i];
-    size_t before = ones_before[i];
-    size_t dst = ((key >> bit) & 1u) ? zeros + before : i - before;
+    size_t dst = radix_split_place(i, (key >> bit) & 1u, ones_before[i], zeros);
     keys_out[dst] = key;
     if (values_in) {
         values_out[dst] = values_in[i];
@@ -235,11 +234,11 @@ cudaError_t split_with(const unsigned int *d_keys_in, const unsigned int *d_valu
                        unsigned int bit, unsigned int *flags, unsigned int *scratch)
 {
     /* BEGIN SOLUTION 4.2 flags, scan them in place, scatter */
-    split_flags_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, n, bit, flags);
+    split_flags_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_keys_in, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(scan_with_scratch(flags, flags, n, scratch));
-    split_scatter_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_keys_in, d_values_in, d_keys_out,
-                                                               d_values_out, n, bit, flags);
+    split_scatter_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(
+        d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, flags);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -273,30 +272,30 @@ cudaError_t sort_by_splits(unsigned int *d_keys, unsigned int *d_values, size_t 
 /**
  * TODO 4.3. Block b counts the digits of tile b: each warp in its own RADIX_DIGITS counters in
  * shared memory (fewer threads collide on one counter), thread t reading keys
- * `b * RADIX_TILE + k * THREADS_PER_BLOCK + t` (coalesced); then thread d (and d +
- * THREADS_PER_BLOCK, ...) adds the warps' counts of digit d and writes them to the table,
+ * `b * RADIX_TILE + k * KIT_BLOCK_THREADS + t` (coalesced); then thread d (and d +
+ * KIT_BLOCK_THREADS, ...) adds the warps' counts of digit d and writes them to the table,
  * digit-major.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     histogram_kernel(const unsigned int *keys, size_t n, unsigned int shift, unsigned int *table,
                      size_t tiles)
 {
     /* BEGIN SOLUTION 4.3 zero the counters, count with shared atomics, add the warps' counts */
     __shared__ unsigned int s_counts[WARPS][RADIX_DIGITS];
-    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += THREADS_PER_BLOCK) {
+    for (unsigned j = threadIdx.x; j < WARPS * RADIX_DIGITS; j += KIT_BLOCK_THREADS) {
         s_counts[j / RADIX_DIGITS][j % RADIX_DIGITS] = 0;
     }
     __syncthreads();
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
     unsigned warp = threadIdx.x / 32u;
-    for (unsigned k = 0; k < ITEMS; k++) {
-        size_t i = base + k * THREADS_PER_BLOCK + threadIdx.x;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        size_t i = base + k * KIT_BLOCK_THREADS + threadIdx.x;
         if (i < n) {
             atomicAdd(&s_counts[warp][radix_digit(keys[i], shift)], 1u);
         }
     }
     __syncthreads();
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         unsigned int sum = 0;
         for (unsigned w = 0; w < WARPS; w++) {
             sum += s_counts[w][d];
@@ -310,9 +309,9 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 cudaError_t histograms(const unsigned int *d_keys, size_t n, unsigned int shift,
                        unsigned int *d_table)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
-    size_t tiles = radix_tile_count(n);
-    histogram_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(d_keys, n, shift, d_table, tiles);
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
+    size_t tiles = kit_num_tiles(n, RADIX_TILE);
+    histogram_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(d_keys, n, shift, d_table, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -336,14 +335,14 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
     /* BEGIN SOLUTION 4.3 RADIX_BITS block-wide splits, each on the block scan of the bit */
     for (unsigned b = 0; b < RADIX_BITS; b++) {
         unsigned bit = shift + b;
-        unsigned int ones_before[ITEMS], ones;
-        for (unsigned k = 0; k < ITEMS; k++) {
+        unsigned int ones_before[RADIX_ITEMS_PER_THREAD], ones;
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
             ones_before[k] = (keys[k] >> bit) & 1u;
         }
         block_exclusive_scan(ones_before, s_warp, &ones);
         unsigned zeros = RADIX_TILE - ones;
-        for (unsigned k = 0; k < ITEMS; k++) {
-            unsigned p = threadIdx.x * ITEMS + k;
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+            unsigned p = threadIdx.x * RADIX_ITEMS_PER_THREAD + k;
             unsigned dst = ((keys[k] >> bit) & 1u) ? zeros + ones_before[k] : p - ones_before[k];
             s_keys[dst] = keys[k];
             if (with_values) {
@@ -351,10 +350,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
             }
         }
         __syncthreads();
-        for (unsigned k = 0; k < ITEMS; k++) {
-            keys[k] = s_keys[threadIdx.x * ITEMS + k];
+        for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+            keys[k] = s_keys[threadIdx.x * RADIX_ITEMS_PER_THREAD + k];
             if (with_values) {
-                values[k] = s_values[threadIdx.x * ITEMS + k];
+                values[k] = s_values[threadIdx.x * RADIX_ITEMS_PER_THREAD + k];
             }
         }
         /* The next split writes s_keys again: everybody must have read it first. */
@@ -365,10 +364,10 @@ __device__ void sort_tile_by_digit(unsigned int *keys, unsigned int *values, int
 
 /**
  * TODO 4.3. Block b sorts tile b by the digit (::sort_tile_by_digit) and writes it back in
- * place, thread t writing tile positions t, t + THREADS_PER_BLOCK, ... from shared memory
+ * place, thread t writing tile positions t, t + KIT_BLOCK_THREADS, ... from shared memory
  * (coalesced).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     sort_tiles_kernel(unsigned int *keys, unsigned int *values, size_t n, unsigned int shift)
 {
     /* BEGIN SOLUTION 4.3 load (padding 0xFFFFFFFF), sort the tile, store the real keys */
@@ -376,15 +375,15 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     __shared__ unsigned int s_values[RADIX_TILE];
     __shared__ unsigned int s_warp[WARPS + 1];
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
-    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    unsigned int k_items[RADIX_ITEMS_PER_THREAD], v_items[RADIX_ITEMS_PER_THREAD] = {0};
     load_items(keys, base, n, k_items, 0xFFFFFFFFu);
     if (values) {
         load_items(values, base, n, v_items, 0u);
     }
     sort_tile_by_digit(k_items, v_items, values != NULL, shift, s_keys, s_values, s_warp);
-    unsigned count = tile_count(n, blockIdx.x);
-    for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+    unsigned count = kit_tile_keys(n, base, RADIX_TILE);
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             keys[base + p] = s_keys[p];
             if (values) {
@@ -398,9 +397,9 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
 /** TODO 4.3: launches ::sort_tiles_kernel, one block per tile (n > 0). */
 cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, unsigned int shift)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
-    sort_tiles_kernel<<<(unsigned)radix_tile_count(n), THREADS_PER_BLOCK>>>(d_keys, d_values, n,
-                                                                            shift);
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
+    sort_tiles_kernel<<<(unsigned)kit_num_tiles(n, RADIX_TILE), KIT_BLOCK_THREADS>>>(
+        d_keys, d_values, n, shift);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -414,9 +413,9 @@ cudaError_t sort_tiles(unsigned int *d_keys, unsigned int *d_values, size_t n, u
  * digit d when p is 0 or the key before has another digit), reads its offsets from the scanned
  * table, and writes the key at tile position p, digit d, to
  * `offsets[radix_table_index(d, b, tiles)] + p - start[d]`, thread t writing positions
- * t, t + THREADS_PER_BLOCK, ...: neighbouring threads write neighbouring places, runs of one digit.
+ * t, t + KIT_BLOCK_THREADS, ...: neighbouring threads write neighbouring places, runs of one digit.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     scatter_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                    unsigned int *keys_out, unsigned int *values_out, size_t n, unsigned int shift,
                    const unsigned int *offsets, size_t tiles)
@@ -428,18 +427,18 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
     __shared__ unsigned int s_start[RADIX_DIGITS];
     __shared__ unsigned int s_offset[RADIX_DIGITS];
     size_t base = (size_t)blockIdx.x * RADIX_TILE;
-    unsigned int k_items[ITEMS], v_items[ITEMS] = {0};
+    unsigned int k_items[RADIX_ITEMS_PER_THREAD], v_items[RADIX_ITEMS_PER_THREAD] = {0};
     load_items(keys_in, base, n, k_items, 0xFFFFFFFFu);
     if (values_in) {
         load_items(values_in, base, n, v_items, 0u);
     }
     sort_tile_by_digit(k_items, v_items, values_in != NULL, shift, s_keys, s_values, s_warp);
-    unsigned count = tile_count(n, blockIdx.x);
-    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += THREADS_PER_BLOCK) {
+    unsigned count = kit_tile_keys(n, base, RADIX_TILE);
+    for (unsigned d = threadIdx.x; d < RADIX_DIGITS; d += KIT_BLOCK_THREADS) {
         s_offset[d] = offsets[radix_table_index(d, blockIdx.x, tiles)];
     }
-    for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned d = radix_digit(s_keys[p], shift);
             if (p == 0 || radix_digit(s_keys[p - 1], shift) != d) {
@@ -448,8 +447,8 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
         }
     }
     __syncthreads();
-    for (unsigned k = 0; k < ITEMS; k++) {
-        unsigned p = k * THREADS_PER_BLOCK + threadIdx.x;
+    for (unsigned k = 0; k < RADIX_ITEMS_PER_THREAD; k++) {
+        unsigned p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < count) {
             unsigned int key = s_keys[p];
             unsigned d = radix_digit(key, shift);
@@ -468,9 +467,9 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
                     unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
                     unsigned int shift, const unsigned int *d_offsets)
 {
-    /* BEGIN SOLUTION 4.3 one block of THREADS_PER_BLOCK threads per tile */
-    size_t tiles = radix_tile_count(n);
-    scatter_kernel<<<(unsigned)tiles, THREADS_PER_BLOCK>>>(
+    /* BEGIN SOLUTION 4.3 one block of KIT_BLOCK_THREADS threads per tile */
+    size_t tiles = kit_num_tiles(n, RADIX_TILE);
+    scatter_kernel<<<(unsigned)tiles, KIT_BLOCK_THREADS>>>(
         d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, d_offsets, tiles);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
@@ -481,7 +480,7 @@ cudaError_t scatter(const unsigned int *d_keys_in, const unsigned int *d_values_
 
 /**
  * TODO 4.3: one pass (n > 0) with the caller's buffers: @p table of RADIX_DIGITS *
- * radix_tile_count(n) entries and @p scratch for its scan. Histograms, scan, scatter.
+ * kit_num_tiles(n, RADIX_TILE) entries and @p scratch for its scan. Histograms, scan, scatter.
  */
 cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_values_in,
                       unsigned int *d_keys_out, unsigned int *d_values_out, size_t n,
@@ -489,7 +488,7 @@ cudaError_t pass_with(const unsigned int *d_keys_in, const unsigned int *d_value
 {
     /* BEGIN SOLUTION 4.3 the table, its scan in place, the scatter */
     CUDA_TRY(histograms(d_keys_in, n, shift, table));
-    CUDA_TRY(scan_with_scratch(table, table, RADIX_DIGITS * radix_tile_count(n), scratch));
+    CUDA_TRY(scan_with_scratch(table, table, RADIX_DIGITS * kit_num_tiles(n, RADIX_TILE), scratch));
     CUDA_TRY(scatter(d_keys_in, d_values_in, d_keys_out, d_values_out, n, shift, table));
     return cudaSuccess;
     /* SKELETON */
@@ -527,7 +526,7 @@ __global__ void key_bits_kernel(const unsigned int *keys, size_t n, unsigned int
 /**
  * TODO 4.3: the sort of @p n >= 2 keys (and values) with the buffers @p w: find the bits that
  * vary (your code sets `w->bits` to {0xFFFFFFFF, 0} with two cudaMemset calls, runs
- * ::key_bits_kernel on min(blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
+ * ::key_bits_kernel on min(kit_blocks_for(n), ::KEY_BITS_BLOCKS) blocks, and copies the two words
  * to the host: the only device-to-host copy of a sort), then every pass whose digit varies,
  * ping-pong between the caller's buffers and @p w; the result ends in the caller's buffers.
  * @p passes points to a host variable (never NULL): store there the number of passes that
@@ -539,8 +538,8 @@ cudaError_t sort_by_digits(unsigned int *d_keys, unsigned int *d_values, size_t 
     /* BEGIN SOLUTION 4.3 varying bits; passes whose digit varies; the result back in place */
     CUDA_TRY(cudaMemset(w->bits, 0xFF, sizeof(unsigned int)));
     CUDA_TRY(cudaMemset(w->bits + 1, 0, sizeof(unsigned int)));
-    unsigned blocks = blocks_for(n) < KEY_BITS_BLOCKS ? blocks_for(n) : KEY_BITS_BLOCKS;
-    key_bits_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_keys, n, w->bits);
+    unsigned blocks = kit_blocks_for(n) < KEY_BITS_BLOCKS ? kit_blocks_for(n) : KEY_BITS_BLOCKS;
+    key_bits_kernel<<<blocks, KIT_BLOCK_THREADS>>>(d_keys, n, w->bits);
     CUDA_TRY(cudaGetLastError());
     unsigned int bits[2];
     CUDA_TRY(cudaMemcpy(bits, w->bits, sizeof bits, cudaMemcpyDeviceToHost));
@@ -625,13 +624,13 @@ cudaError_t sort_typed(unsigned int *d_bits, unsigned int *d_values, size_t n, i
     /* BEGIN SOLUTION 4.4 flip in, sort as unsigned, flip out */
     int flip = type != KEY_U32 || descending;
     if (flip) {
-        flip_in_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
+        flip_in_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     unsigned int passes = 0;
     CUDA_TRY(sort_u32(d_bits, d_values, n, &passes));
     if (flip) {
-        flip_out_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(d_bits, n, type, descending);
+        flip_out_kernel<<<kit_blocks_for(n), KIT_BLOCK_THREADS>>>(d_bits, n, type, descending);
         CUDA_TRY(cudaGetLastError());
     }
     return cudaSuccess;

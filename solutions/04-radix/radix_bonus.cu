@@ -18,14 +18,14 @@
 #include "cuda_check.h"
 #include "radix.h"
 
-/* Given, in radix_bonus_given.cuh (read it once): LOOKBACK_ITEMS, LOOKBACK_WAIT_NS,
- * ONESWEEP_ITEMS, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and ONESWEEP_HISTOGRAM_BLOCKS; the status
- * words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and onesweep_word() with their readers),
- * onesweep_digit() and onesweep_peers() (the lanes of a warp with the same digit); the workspaces
- * (lookback_buffers, onesweep_buffers); the declaration of your block_exclusive_scan(); and the
- * API functions of TODOs 4.5 and 4.6, which check their arguments, allocate and call yours.
- * ITEMS, WARPS and FULL_MASK are radix_common.cuh's; THREADS_PER_BLOCK and blocks_for() are
- * common/kit_device.cuh's. */
+/* Given, in radix_bonus_given.cuh (read it once): RADIX_LOOKBACK_ITEMS_PER_THREAD,
+ * LOOKBACK_WAIT_NS, RADIX_ONESWEEP_ITEMS_PER_THREAD, ONESWEEP_ALL_VALID, ONESWEEP_PASSES and
+ * ONESWEEP_HISTOGRAM_BLOCKS; the status words (STATUS_X, STATUS_A, STATUS_P, lookback_word() and
+ * onesweep_word() with their readers), onesweep_digit() and onesweep_peers() (the lanes of a warp
+ * with the same digit); the workspaces (lookback_buffers, onesweep_buffers); the declaration of
+ * your block_exclusive_scan(); and the API functions of TODOs 4.5 and 4.6, which check their
+ * arguments, allocate and call yours. RADIX_ITEMS_PER_THREAD, WARPS and FULL_MASK are
+ * radix_common.cuh's; KIT_BLOCK_THREADS and kit_blocks_for() are common/kit_device.cuh's. */
 #include "radix_bonus_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -36,30 +36,31 @@
 #define LOOKBACK_PAD(p) ((p) + ((p) >> 5))
 
 /**
- * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the
- * blocked arrangement (thread t gets tile positions `t * LOOKBACK_ITEMS + k`), through shared
- * memory so that the global reads are coalesced. Each warp does its own part of the tile, the
- * `32 * LOOKBACK_ITEMS` positions from `first = warp * 32 * LOOKBACK_ITEMS`, which are its
- * lanes' items: lane l first reads positions `first + 32 k + l` (the warp reads 32 neighbouring
- * words) into `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other
- * warp touches this part), its own LOOKBACK_ITEMS neighbours (the padding keeps the 32 lanes,
- * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every
- * lane of the warp must call it.
+ * TODO 4.5. Loads the tile of RADIX_LOOKBACK_TILE values at @p base into @p items in the blocked
+ * arrangement (thread t gets tile positions `t * RADIX_LOOKBACK_ITEMS_PER_THREAD + k`), through
+ * shared memory so that the global reads are coalesced. Each warp does its own part of the tile,
+ * the `32 * RADIX_LOOKBACK_ITEMS_PER_THREAD` positions from
+ * `first = warp * 32 * RADIX_LOOKBACK_ITEMS_PER_THREAD`, which are its lanes' items: lane l first
+ * reads positions `first + 32 k + l` (the warp reads 32 neighbouring words) into
+ * `s_tile[LOOKBACK_PAD(p)]`, then, after a __syncwarp() (no block barrier: no other warp touches
+ * this part), its own RADIX_LOOKBACK_ITEMS_PER_THREAD neighbours (the padding keeps the 32 lanes,
+ * which read 32 words apart, on 32 different banks). Values at or past @p n read as 0. Every lane
+ * of the warp must call it.
  */
 __device__ void lookback_load_tile(const unsigned int *in, size_t base, size_t n,
                                    unsigned int *items, unsigned int *s_tile)
 {
     /* BEGIN SOLUTION 4.5 the warp's part: striped reads to shared, __syncwarp, blocked reads */
     unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
-    unsigned first = warp * 32u * LOOKBACK_ITEMS;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    unsigned first = warp * 32u * RADIX_LOOKBACK_ITEMS_PER_THREAD;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned p = first + k * 32u + lane;
         size_t i = base + p;
         s_tile[LOOKBACK_PAD(p)] = i < n ? in[i] : 0u;
     }
     __syncwarp();
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
-        unsigned p = threadIdx.x * LOOKBACK_ITEMS + k;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
+        unsigned p = threadIdx.x * RADIX_LOOKBACK_ITEMS_PER_THREAD + k;
         items[k] = s_tile[LOOKBACK_PAD(p)];
     }
     /* END SOLUTION */
@@ -76,13 +77,13 @@ __device__ void lookback_store_tile(unsigned int *out, size_t base, size_t n,
 {
     /* BEGIN SOLUTION 4.5 the warp's part: blocked writes to shared, __syncwarp, striped out */
     unsigned lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
-    unsigned first = warp * 32u * LOOKBACK_ITEMS;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
-        unsigned p = threadIdx.x * LOOKBACK_ITEMS + k;
+    unsigned first = warp * 32u * RADIX_LOOKBACK_ITEMS_PER_THREAD;
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
+        unsigned p = threadIdx.x * RADIX_LOOKBACK_ITEMS_PER_THREAD + k;
         s_tile[LOOKBACK_PAD(p)] = items[k];
     }
     __syncwarp();
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned p = first + k * 32u + lane;
         size_t i = base + p;
         if (i < n) {
@@ -165,7 +166,7 @@ __device__ unsigned int lookback_tile_prefix(unsigned long long *status, unsigne
  * its threads' sums to its items and stores the tile (::lookback_store_tile). A tile takes its
  * number only once its block runs, so it waits only for tiles whose blocks run already.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 4)
     scan_lookback_kernel(const unsigned int *in, unsigned int *out, size_t n,
                          unsigned long long *status, unsigned int *counter)
 {
@@ -179,15 +180,15 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
     __syncthreads();
     unsigned int tile = s_tile_number;
     size_t base = (size_t)tile * RADIX_LOOKBACK_TILE;
-    unsigned int items[LOOKBACK_ITEMS];
+    unsigned int items[RADIX_LOOKBACK_ITEMS_PER_THREAD];
     lookback_load_tile(in, base, n, items, s_tile);
     unsigned int sum = 0;
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         unsigned int v = items[k];
         items[k] = sum;
         sum += v;
     }
-    unsigned int sums[ITEMS] = {0}, total;
+    unsigned int sums[RADIX_ITEMS_PER_THREAD] = {0}, total;
     sums[0] = sum;
     block_exclusive_scan(sums, s_warp, &total); /* sums[0]: the threads before this one */
     if (threadIdx.x < 32u) {
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
     }
     __syncthreads();
     unsigned int before = s_prefix + sums[0];
-    for (unsigned k = 0; k < LOOKBACK_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_LOOKBACK_ITEMS_PER_THREAD; k++) {
         items[k] += before;
     }
     lookback_store_tile(out, base, n, items, s_tile);
@@ -208,15 +209,15 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 4)
 /**
  * TODO 4.5: the single-pass scan of @p n > 0 values with the workspace @p w: zero it (every
  * status ::STATUS_X, the counter 0) with cudaMemsetAsync on the stream of the launch, then
- * one block of THREADS_PER_BLOCK threads per tile.
+ * one block of KIT_BLOCK_THREADS threads per tile.
  */
 cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n,
                           const lookback_buffers *w)
 {
     /* BEGIN SOLUTION 4.5 reset the status words and the counter, one launch */
     CUDA_TRY(cudaMemsetAsync(w->base, 0, w->bytes, 0));
-    unsigned tiles = (unsigned)lookback_tile_count(n);
-    scan_lookback_kernel<<<tiles, THREADS_PER_BLOCK>>>(d_in, d_out, n, w->status, w->counter);
+    unsigned tiles = (unsigned)kit_num_tiles(n, RADIX_LOOKBACK_TILE);
+    scan_lookback_kernel<<<tiles, KIT_BLOCK_THREADS>>>(d_in, d_out, n, w->status, w->counter);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -237,7 +238,7 @@ cudaError_t scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t 
  * pass to `bins[pass * RADIX_ONESWEEP_DIGITS + d]` (global atomics; ::onesweep_sort zeroed
  * @p bins).
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS)
     onesweep_histograms_kernel(const unsigned int *keys, size_t n, unsigned int *bins)
 {
     /* BEGIN SOLUTION 4.6 shared counters of every pass, grid-stride count, add to the bins */
@@ -276,12 +277,12 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK)
  * d's) into their exclusive scan over the digits, in place: where the first key of each
  * digit goes in that pass's output. The block scan of TODO 4.1 with one count per thread.
  */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(unsigned int *bins)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS) onesweep_scan_bins_kernel(unsigned int *bins)
 {
     /* BEGIN SOLUTION 4.6 one count per thread, the block scan of TODO 4.1 */
     __shared__ unsigned int s_warp[WARPS + 1];
     unsigned int *row = bins + blockIdx.x * RADIX_ONESWEEP_DIGITS;
-    unsigned int items[ITEMS] = {0}, total;
+    unsigned int items[RADIX_ITEMS_PER_THREAD] = {0}, total;
     items[0] = row[threadIdx.x];
     block_exclusive_scan(items, s_warp, &total);
     row[threadIdx.x] = items[0];
@@ -289,15 +290,16 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK) onesweep_scan_bins_kernel(u
 }
 
 /**
- * TODO 4.6. Counts this thread's ONESWEEP_ITEMS keys in its warp's RADIX_ONESWEEP_DIGITS
- * counters @p s_counts (shared atomics; they start at 0): the warp's histogram of the digit at
- * @p shift. A key whose bit k of @p valid is 0 (past the end of the array) counts nowhere.
+ * TODO 4.6. Counts this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in its warp's
+ * RADIX_ONESWEEP_DIGITS counters @p s_counts (shared atomics; they start at 0): the warp's
+ * histogram of the digit at @p shift. A key whose bit k of @p valid is 0 (past the end of the
+ * array) counts nowhere.
  */
 __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *s_counts)
 {
     /* BEGIN SOLUTION 4.6 one shared atomic per valid key */
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         if ((valid >> k) & 1u) {
             atomicAdd(&s_counts[onesweep_digit(keys[k], shift)], 1u);
         }
@@ -306,18 +308,18 @@ __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid
 }
 
 /**
- * TODO 4.6. Places this thread's ONESWEEP_ITEMS keys in the sorted tile, stably: item k of lane
- * l is tile position `warp * 32 * ONESWEEP_ITEMS + k * 32 + l` (the warp-striped
- * arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's first
- * key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
- * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of
- * peers to the digit's counter with atomicAdd, which returns the counter's old value, and hands
- * that value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower
- * lanes. `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array:
- * only in the last tile) takes no place and is nobody's peer (a ballot of the valid bits, when
- * not every key of the warp is valid); it still takes part in every ballot and shuffle, and
- * its own peers may be none (leader -1: __shfl_sync takes the source lane modulo 32; its
- * place is not used). Every lane of the warp must call it.
+ * TODO 4.6. Places this thread's RADIX_ONESWEEP_ITEMS_PER_THREAD keys in the sorted tile, stably:
+ * item k of lane l is tile position `warp * 32 * RADIX_ONESWEEP_ITEMS_PER_THREAD + k * 32 + l` (the
+ * warp-striped arrangement), and on entry `s_counts[d]` (this warp's counters) is where the warp's
+ * first key of digit d goes in the sorted tile. For each item in order, ::onesweep_peers gives the
+ * lanes with the same digit (its *peers*); the highest peer (the *leader*) adds the number of peers
+ * to the digit's counter with atomicAdd, which returns the counter's old value, and hands that
+ * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower lanes.
+ * `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array: only in the
+ * last tile) takes no place and is nobody's peer (a ballot of the valid bits, when not every key of
+ * the warp is valid); it still takes part in every ballot and shuffle, and its own peers may be
+ * none (leader -1: __shfl_sync takes the source lane modulo 32; its place is not used). Every lane
+ * of the warp must call it.
  */
 __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *places,
@@ -327,7 +329,7 @@ __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid
     unsigned lane = threadIdx.x & 31u;
     unsigned int lower = (1u << lane) - 1u; /* the lanes below this one */
     int all_valid = __all_sync(FULL_MASK, valid == ONESWEEP_ALL_VALID); /* same in the warp */
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         int is_valid = (valid >> k) & 1u;
         unsigned int digit = onesweep_digit(keys[k], shift);
         unsigned int peers = onesweep_peers(digit);
@@ -395,7 +397,7 @@ __device__ unsigned int onesweep_lookback(unsigned int *status, unsigned int til
  * 3. places the keys (::onesweep_place_warp) and writes them to their places in `s_tile`;
  * 4. thread d finds the keys of digit d in the tiles before (::onesweep_lookback; tile 0: none)
  *    and sets `offset[d] = bins[d] + before - start[d]`;
- * 5. thread t writes sorted positions p = t, t + THREADS_PER_BLOCK, ... to `offset[d] + p`:
+ * 5. thread t writes sorted positions p = t, t + KIT_BLOCK_THREADS, ... to `offset[d] + p`:
  *    neighbouring threads, neighbouring places. Values follow through the same shared memory,
  *    to the same places.
  */
@@ -421,10 +423,11 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     __syncthreads();
     unsigned int tile = s_tile_number;
     size_t base = (size_t)tile * RADIX_ONESWEEP_TILE;
-    size_t first = base + warp * 32u * ONESWEEP_ITEMS + lane; /* warp-striped */
-    unsigned int keys[ONESWEEP_ITEMS], values[ONESWEEP_ITEMS], places[ONESWEEP_ITEMS];
+    size_t first = base + warp * 32u * RADIX_ONESWEEP_ITEMS_PER_THREAD + lane; /* warp-striped */
+    unsigned int keys[RADIX_ONESWEEP_ITEMS_PER_THREAD], values[RADIX_ONESWEEP_ITEMS_PER_THREAD];
+    unsigned int places[RADIX_ONESWEEP_ITEMS_PER_THREAD];
     unsigned int valid = 0;
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         size_t i = first + k * 32u;
         keys[k] = i < n ? keys_in[i] : 0u;
         values[k] = values_in && i < n ? values_in[i] : 0u;
@@ -440,7 +443,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     ((volatile unsigned int *)status)[(size_t)tile * RADIX_ONESWEEP_DIGITS + d] =
         onesweep_word(tile == 0 ? STATUS_P : STATUS_A, count);
-    unsigned int starts[ITEMS] = {0}, total;
+    unsigned int starts[RADIX_ITEMS_PER_THREAD] = {0}, total;
     starts[0] = count;
     block_exclusive_scan(starts, s_warp, &total); /* starts[0]: the tile's smaller digits */
     for (unsigned w = 0; w < WARPS; w++) {
@@ -448,7 +451,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     __syncthreads();
     onesweep_place_warp(keys, valid, shift, places, s_counts[warp]);
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
         if ((valid >> k) & 1u) {
             s_tile[places[k]] = keys[k];
         }
@@ -456,11 +459,10 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     unsigned int before = tile == 0 ? 0u : onesweep_lookback(status, tile, count);
     s_offset[d] = bins[d] + before - starts[0]; /* modulo 2^32: p >= start[d] brings it back */
     __syncthreads();
-    size_t left = n - base;
-    unsigned int in_tile = left < RADIX_ONESWEEP_TILE ? (unsigned)left : RADIX_ONESWEEP_TILE;
-    unsigned int to[ONESWEEP_ITEMS];
-    for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
-        unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
+    unsigned int in_tile = kit_tile_keys(n, base, RADIX_ONESWEEP_TILE);
+    unsigned int to[RADIX_ONESWEEP_ITEMS_PER_THREAD];
+    for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
+        unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
         if (p < in_tile) {
             unsigned int key = s_tile[p];
             to[k] = s_offset[onesweep_digit(key, shift)] + p;
@@ -469,14 +471,14 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
     }
     if (values_in) {     /* the same for every block (NULL: the keys' kernel drops this code) */
         __syncthreads(); /* every key has been read from s_tile */
-        for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
+        for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
             if ((valid >> k) & 1u) {
                 s_tile[places[k]] = values[k];
             }
         }
         __syncthreads();
-        for (unsigned k = 0; k < ONESWEEP_ITEMS; k++) {
-            unsigned int p = k * THREADS_PER_BLOCK + threadIdx.x;
+        for (unsigned k = 0; k < RADIX_ONESWEEP_ITEMS_PER_THREAD; k++) {
+            unsigned int p = k * KIT_BLOCK_THREADS + threadIdx.x;
             if (p < in_tile) {
                 values_out[to[k]] = s_tile[p];
             }
@@ -492,7 +494,7 @@ __device__ __forceinline__ void onesweep_pass(const unsigned int *keys_in,
  */
 
 /** One onesweep pass of keys alone (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 3)
     onesweep_keys_kernel(const unsigned int *keys_in, unsigned int *keys_out, size_t n,
                          unsigned int shift, const unsigned int *bins, unsigned int *status,
                          unsigned int *counter)
@@ -501,7 +503,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 3)
 }
 
 /** One onesweep pass of pairs (given). */
-__global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
+__global__ void __launch_bounds__(KIT_BLOCK_THREADS, 2)
     onesweep_pairs_kernel(const unsigned int *keys_in, const unsigned int *values_in,
                           unsigned int *keys_out, unsigned int *values_out, size_t n,
                           unsigned int shift, const unsigned int *bins, unsigned int *status,
@@ -513,7 +515,7 @@ __global__ void __launch_bounds__(THREADS_PER_BLOCK, 2)
 /**
  * TODO 4.6: the onesweep sort of @p n >= 2 keys (and values) with the buffers @p w: zero the
  * bins and the counters (one cudaMemsetAsync: they are neighbours), the histograms
- * (::onesweep_histograms_kernel on min(blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
+ * (::onesweep_histograms_kernel on min(kit_blocks_for(n), ONESWEEP_HISTOGRAM_BLOCKS) blocks), their
  * scans (::onesweep_scan_bins_kernel, one block per pass), then ONESWEEP_PASSES passes
  * (::onesweep_keys_kernel, or ::onesweep_pairs_kernel when @p d_values is not NULL), each after
  * a reset of the status words (cudaMemsetAsync), ping-pong between the caller's buffers and
@@ -526,11 +528,11 @@ cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n
     CUDA_TRY(cudaMemsetAsync(
         w->bins, 0, (ONESWEEP_PASSES * RADIX_ONESWEEP_DIGITS + ONESWEEP_PASSES) * sizeof *w->bins,
         0));
-    unsigned blocks = blocks_for(n);
+    unsigned blocks = kit_blocks_for(n);
     blocks = blocks < ONESWEEP_HISTOGRAM_BLOCKS ? blocks : ONESWEEP_HISTOGRAM_BLOCKS;
-    onesweep_histograms_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_keys, n, w->bins);
+    onesweep_histograms_kernel<<<blocks, KIT_BLOCK_THREADS>>>(d_keys, n, w->bins);
     CUDA_TRY(cudaGetLastError());
-    onesweep_scan_bins_kernel<<<ONESWEEP_PASSES, THREADS_PER_BLOCK>>>(w->bins);
+    onesweep_scan_bins_kernel<<<ONESWEEP_PASSES, KIT_BLOCK_THREADS>>>(w->bins);
     CUDA_TRY(cudaGetLastError());
     unsigned int *keys[2] = {d_keys, w->keys}, *values[2] = {d_values, w->values};
     int from = 0;
@@ -540,11 +542,11 @@ cudaError_t onesweep_sort(unsigned int *d_keys, unsigned int *d_values, size_t n
         unsigned int tiles = (unsigned)w->tiles, shift = pass * RADIX_ONESWEEP_BITS;
         const unsigned int *bins = w->bins + pass * RADIX_ONESWEEP_DIGITS;
         if (d_values) {
-            onesweep_pairs_kernel<<<tiles, THREADS_PER_BLOCK>>>(
+            onesweep_pairs_kernel<<<tiles, KIT_BLOCK_THREADS>>>(
                 keys[from], values[from], keys[1 - from], values[1 - from], n, shift, bins,
                 w->status, w->counters + pass);
         } else {
-            onesweep_keys_kernel<<<tiles, THREADS_PER_BLOCK>>>(keys[from], keys[1 - from], n, shift,
+            onesweep_keys_kernel<<<tiles, KIT_BLOCK_THREADS>>>(keys[from], keys[1 - from], n, shift,
                                                                bins, w->status, w->counters + pass);
         }
         CUDA_TRY(cudaGetLastError());

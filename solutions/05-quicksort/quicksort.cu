@@ -19,15 +19,15 @@
 #include "cuda_check.h"
 #include "quicksort.h"
 
-/* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree
- * and segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), tiles_for(),
- * count_launch_failure(), load_fresh()), swap_keys() and heap_sort() (5.1),
- * block_exclusive_scan(), last_block_done(), block_fill() and fill_kernel (5.2, 5.4),
- * compare_ascending() (5.3), ITEMS_PER_THREAD, FILL_BY_BLOCK_MAX and the PENDING_LAUNCHES_
- * limits, the host loop's types (level_segment, level_counts, loop_buffers), the kernels that
- * call your device functions (choose_pivot_kernel, sort_small_kernel, sort_fallback_kernel,
- * quicksort_root_kernel, level_small_kernel), set_pending_launch_limit(), wait_for_tree(),
- * and the API of quicksort.h: its argument checks and buffers, then a call of your launcher. */
+/* Given, in quicksort_given.cuh (read it once: your code calls much of it): the types sort_tree and
+ * segment, the tree's bookkeeping (slot_of(), segment_src(), segment_dst(), count_launch_failure(),
+ * load_fresh()), swap_keys() and heap_sort() (5.1), block_exclusive_scan(), last_block_done(),
+ * block_fill() and fill_kernel (5.2, 5.4), compare_ascending() (5.3), FILL_BY_BLOCK_MAX and the
+ * PENDING_LAUNCHES_ limits, the host loop's types (level_segment, level_counts, loop_buffers), the
+ * kernels that call your device functions (choose_pivot_kernel, sort_small_kernel,
+ * sort_fallback_kernel, quicksort_root_kernel, level_small_kernel), set_pending_launch_limit(),
+ * wait_for_tree(), and the API of quicksort.h: its argument checks and buffers, then a call of your
+ * launcher. The partition's block threads, items per thread and tile are quicksort.h's. */
 #include "quicksort_given.cuh"
 
 /* ------------------------------------------------------------------------------------------
@@ -134,10 +134,10 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
     /* BEGIN SOLUTION 5.2 count, scan (both sides packed in one word), claim, scatter */
     __shared__ unsigned long long block_less, block_greater;
     size_t base = tile * QUICKSORT_TILE;
-    unsigned int key[ITEMS_PER_THREAD];
+    unsigned int key[QUICKSORT_ITEMS_PER_THREAD];
     unsigned less = 0, greater = 0;
-    for (unsigned j = 0; j < ITEMS_PER_THREAD; j++) {
-        size_t i = base + j * QUICKSORT_THREADS + threadIdx.x;
+    for (unsigned j = 0; j < QUICKSORT_ITEMS_PER_THREAD; j++) {
+        size_t i = base + j * QUICKSORT_BLOCK_THREADS + threadIdx.x;
         key[j] = i < len ? src[lo + i] : pivot; /* past the end: counts as equal, not written */
         less += key[j] < pivot;
         greater += key[j] > pivot;
@@ -152,7 +152,7 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
     __syncthreads();
     size_t next_less = lo + block_less + (before & 0xffffu);
     size_t next_greater = lo + len - 1 - (block_greater + (before >> 16));
-    for (unsigned j = 0; j < ITEMS_PER_THREAD; j++) {
+    for (unsigned j = 0; j < QUICKSORT_ITEMS_PER_THREAD; j++) {
         if (key[j] < pivot) {
             dst[next_less++] = key[j];
         } else if (key[j] > pivot) {
@@ -164,11 +164,12 @@ __device__ void partition_tile(const unsigned int *src, unsigned int *dst, size_
 
 /**
  * TODO 5.2: the partition grid of quicksort_partition() over its own zeroed counters: zero
- * the three words of @p d_slot, then launch ::partition_kernel with ::tiles_for(n) blocks of
- * ::QUICKSORT_THREADS threads, at depth 0, `recurse` 0, on one segment {0, n, in_tmp = 1}
- * of a ::sort_tree whose `out` is @p d_out and whose `tmp` is @p d_in (the segment starts in
- * `tmp`; the kernel only reads it, so casting the const away is safe), `slots` @p d_slot,
- * `failures` NULL (nothing is launched) and `counts` @p d_counts.
+ * the three words of @p d_slot, then launch ::partition_kernel with
+ * kit_num_tiles(n, ::QUICKSORT_TILE) blocks of ::QUICKSORT_BLOCK_THREADS threads, at depth 0,
+ * `recurse` 0, on one segment {0, n, in_tmp = 1} of a ::sort_tree whose `out` is @p d_out and
+ * whose `tmp` is @p d_in (the segment starts in `tmp`; the kernel only reads it, so casting
+ * the const away is safe), `slots` @p d_slot, `failures` NULL (nothing is launched) and
+ * `counts` @p d_counts.
  */
 cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t n,
                            unsigned int pivot, unsigned long long *d_counts,
@@ -179,7 +180,8 @@ cudaError_t partition_once(const unsigned int *d_in, unsigned int *d_out, size_t
     /* d_in is only read: it is the segment's "tmp" buffer, and d_out its "out". */
     sort_tree tree = {d_out, (unsigned int *)d_in, d_slot, NULL, d_counts};
     segment all = {0, n, 1};
-    partition_kernel<<<tiles_for(n), QUICKSORT_THREADS>>>(tree, all, pivot, 0, 0);
+    partition_kernel<<<(unsigned)kit_num_tiles(n, QUICKSORT_TILE), QUICKSORT_BLOCK_THREADS>>>(
+        tree, all, pivot, 0, 0);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -309,12 +311,12 @@ cudaError_t pivot_once(const unsigned int *d_keys, size_t n, unsigned int *d_piv
     /* END SOLUTION */
 }
 
-/** TODO 5.3: one block of QUICKSORT_THREADS per run of `segment` keys. */
+/** TODO 5.3: one block of QUICKSORT_BLOCK_THREADS per run of `segment` keys. */
 cudaError_t sort_small_runs(unsigned int *d_keys, size_t n, size_t segment)
 {
     /* BEGIN SOLUTION 5.3 ceil(n / segment) blocks */
     size_t runs = (n + segment - 1) / segment;
-    sort_small_kernel<<<(unsigned)runs, QUICKSORT_THREADS>>>(d_keys, n, segment);
+    sort_small_kernel<<<(unsigned)runs, QUICKSORT_BLOCK_THREADS>>>(d_keys, n, segment);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -325,8 +327,8 @@ cudaError_t sort_small_runs(unsigned int *d_keys, size_t n, size_t segment)
 /** TODO 5.3: one block for the whole array. */
 cudaError_t sort_fallback_once(unsigned int *d_keys, size_t n)
 {
-    /* BEGIN SOLUTION 5.3 one block of QUICKSORT_THREADS threads */
-    sort_fallback_kernel<<<1, QUICKSORT_THREADS>>>(d_keys, n);
+    /* BEGIN SOLUTION 5.3 one block of QUICKSORT_BLOCK_THREADS threads */
+    sort_fallback_kernel<<<1, QUICKSORT_BLOCK_THREADS>>>(d_keys, n);
     CUDA_TRY(cudaGetLastError());
     return cudaSuccess;
     /* SKELETON */
@@ -351,8 +353,8 @@ __device__ void launch_partition(const sort_tree *tree, segment child, int depth
     slot[0] = 0;
     slot[1] = 0;
     slot[2] = 0;
-    partition_kernel<<<tiles_for(child.len), QUICKSORT_THREADS, 0, cudaStreamFireAndForget>>>(
-        *tree, child, pivot, depth, 1);
+    partition_kernel<<<(unsigned)kit_num_tiles(child.len, QUICKSORT_TILE), QUICKSORT_BLOCK_THREADS,
+                       0, cudaStreamFireAndForget>>>(*tree, child, pivot, depth, 1);
     count_launch_failure(tree->failures);
     /* END SOLUTION */
 }
@@ -389,13 +391,13 @@ __device__ void handle_child(const sort_tree *tree, segment child, int depth)
  * L and G. For quicksort_partition() (@p recurse 0) it fills the E = len - L - G copies of
  * the pivot and writes L and G to `tree->counts` (given). In the sort, it puts the copies of
  * the pivot in their final place in `tree->out` (itself, or with a ::fill_kernel grid of
- * ceil(E / QUICKSORT_TILE) blocks of ::QUICKSORT_THREADS threads into
+ * ceil(E / QUICKSORT_TILE) blocks of ::QUICKSORT_BLOCK_THREADS threads into
  * `cudaStreamFireAndForget` when E > FILL_BY_BLOCK_MAX, its failure counted like a child's)
  * and hands each child (the L keys and the G keys, now in the other buffer) to
  * ::handle_child. A fill grid launches nothing, so a partition one level above the depth bound
  * may still launch one.
  */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     partition_kernel(sort_tree tree, segment seg, unsigned int pivot, int depth, int recurse)
 {
     unsigned long long *slot = slot_of(&tree, seg.lo);
@@ -424,9 +426,9 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
     /* BEGIN SOLUTION 5.4 the equal part (a long one by a grid of its own), the two children */
     if (equal > FILL_BY_BLOCK_MAX) {
         if (threadIdx.x == 0) {
-            unsigned blocks = (unsigned)((equal + QUICKSORT_TILE - 1) / QUICKSORT_TILE);
-            fill_kernel<<<blocks, QUICKSORT_THREADS, 0, cudaStreamFireAndForget>>>(equal_part,
-                                                                                   equal, pivot);
+            unsigned blocks = (unsigned)kit_num_tiles(equal, QUICKSORT_TILE);
+            fill_kernel<<<blocks, QUICKSORT_BLOCK_THREADS, 0, cudaStreamFireAndForget>>>(
+                equal_part, equal, pivot);
             count_launch_failure(tree.failures);
         }
     } else {
@@ -508,7 +510,7 @@ __global__ void level_prepare_kernel(level_segment *level, unsigned long long *s
             slots[3 * (size_t)blockIdx.x + k] = 0;
         }
     }
-    unsigned tiles = tiles_for(s->seg.len);
+    unsigned tiles = (unsigned)kit_num_tiles(s->seg.len, QUICKSORT_TILE);
     for (unsigned t = threadIdx.x; t < tiles; t += blockDim.x) {
         owner[s->first_tile + t] = blockIdx.x;
     }
@@ -516,7 +518,7 @@ __global__ void level_prepare_kernel(level_segment *level, unsigned long long *s
 }
 
 /** TODO 5.4. Block b partitions its tile of segment owner[b] (::partition_tile). */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     level_partition_kernel(const level_segment *level, const unsigned *owner,
                            unsigned long long *slots, sort_tree tree)
 {
@@ -534,7 +536,7 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
  * level (its tiles claimed with an atomicAdd), or, at the depth bound, to the block's
  * fallback.
  */
-__global__ void __launch_bounds__(QUICKSORT_THREADS)
+__global__ void __launch_bounds__(QUICKSORT_BLOCK_THREADS)
     level_finish_kernel(const level_segment *level, const unsigned long long *slots,
                         level_segment *next, segment *small, level_counts *counts, int depth,
                         sort_tree tree)
@@ -560,8 +562,8 @@ __global__ void __launch_bounds__(QUICKSORT_THREADS)
                                 child[c].len);
         } else if (threadIdx.x == 0) {
             level_segment n = {child[c], 0u, 0};
-            n.first_tile =
-                (size_t)atomicAdd(&counts->tiles, (unsigned long long)tiles_for(child[c].len));
+            unsigned tiles = (unsigned)kit_num_tiles(child[c].len, QUICKSORT_TILE);
+            n.first_tile = (size_t)atomicAdd(&counts->tiles, (unsigned long long)tiles);
             next[atomicAdd(&counts->segments, 1ull)] = n;
         }
     }
@@ -578,22 +580,23 @@ cudaError_t host_loop_sort(loop_buffers *b, size_t n)
     /* BEGIN SOLUTION 5.4 one level per iteration until no big segment is left */
     level_segment root = {{0, n, 0}, 0u, 0};
     CUDA_TRY(cudaMemcpy(b->level[0], &root, sizeof root, cudaMemcpyHostToDevice));
-    size_t segments = 1, tiles = tiles_for(n);
+    size_t segments = 1, tiles = kit_num_tiles(n, QUICKSORT_TILE);
     for (int depth = 1; segments > 0; depth++) {
         level_counts counts;
         CUDA_TRY(cudaMemset(b->counts, 0, sizeof *b->counts));
-        level_prepare_kernel<<<(unsigned)segments, QUICKSORT_THREADS>>>(b->level[0], b->tree.slots,
-                                                                        b->owner, b->tree);
+        level_prepare_kernel<<<(unsigned)segments, QUICKSORT_BLOCK_THREADS>>>(
+            b->level[0], b->tree.slots, b->owner, b->tree);
         CUDA_TRY(cudaGetLastError());
-        level_partition_kernel<<<(unsigned)tiles, QUICKSORT_THREADS>>>(b->level[0], b->owner,
-                                                                       b->tree.slots, b->tree);
+        level_partition_kernel<<<(unsigned)tiles, QUICKSORT_BLOCK_THREADS>>>(
+            b->level[0], b->owner, b->tree.slots, b->tree);
         CUDA_TRY(cudaGetLastError());
-        level_finish_kernel<<<(unsigned)segments, QUICKSORT_THREADS>>>(
+        level_finish_kernel<<<(unsigned)segments, QUICKSORT_BLOCK_THREADS>>>(
             b->level[0], b->tree.slots, b->level[1], b->small, b->counts, depth, b->tree);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemcpy(&counts, b->counts, sizeof counts, cudaMemcpyDeviceToHost));
         if (counts.small > 0) {
-            level_small_kernel<<<(unsigned)counts.small, QUICKSORT_THREADS>>>(b->small, b->tree);
+            level_small_kernel<<<(unsigned)counts.small, QUICKSORT_BLOCK_THREADS>>>(b->small,
+                                                                                    b->tree);
             CUDA_TRY(cudaGetLastError());
         }
         level_segment *done = b->level[0];

@@ -74,7 +74,7 @@ def solution_lines():
                        if len(re.sub(r"\W", "", line)) >= 6 and
                        line.strip() not in public | others | outside]
             # The lab's own given header is public code: a line it shares with a block (a
-            # loop over ITEMS, say) is an idiom, unless it holds the whole block.
+            # loop over RADIX_ITEMS_PER_THREAD, say) is an idiom, unless it holds the whole block.
             copied = len(telling) >= 3 and all(line in given for line in telling)
             for line in telling:
                 if copied or line not in given:
