@@ -213,6 +213,73 @@ static void note_failure(const CU_pSuite suite, const CU_pTest test, const char 
     }
 }
 
+/* One test's outcome, as on_test_complete() found it. */
+struct outcome {
+    CU_pSuite suite;
+    CU_pTest test;
+    CU_pFailureRecord failures; /* CUnit's, of the test's own checks */
+    const char *measured;       /* the grader's reason when measured_failure */
+    int measured_failure;       /* failed by what only the outside can measure */
+    int failing, skipping;
+    double ms;
+};
+
+/* For the student: the verdict line, then each failure or the reason it did not run. */
+static void print_outcome(const struct outcome *o)
+{
+    printf("%s %s/%s (%.0f ms)\n", o->failing ? "FAIL" : o->skipping ? "SKIPPED" : "PASS",
+           o->suite->pName, o->test->pName, o->ms);
+    for (CU_pFailureRecord f = o->failures; f; f = f->pNext) {
+        printf("    %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
+               f->strCondition ? f->strCondition : "");
+    }
+    if (o->measured_failure) {
+        printf("    (grader):0: %s\n", o->measured);
+    }
+    if (o->skipping) {
+        printf("    not run: %s\n", skip_reason);
+    }
+    fflush(stdout);
+}
+
+/* For the grader: the first failure, or why the test was skipped, on the result channel. */
+static void note_outcome(const struct outcome *o)
+{
+    const CU_pFailureRecord failures = o->failures;
+    if (failures) {
+        note_failure(o->suite, o->test, failures->strFileName ? failures->strFileName : "?",
+                     failures->uiLineNumber, failures->strCondition ? failures->strCondition : "");
+    } else if (o->measured_failure) {
+        note_failure(o->suite, o->test, "(grader)", 0, o->measured);
+    } else if (o->skipping) {
+        char note[400];
+        if (snprintf(note, sizeof note, "skip %s/%s %s", o->suite->pName, o->test->pName,
+                     skip_reason) >= 0) {
+            kit_result_channel_note(note);
+        }
+    }
+}
+
+static void write_junit_testcase(const struct outcome *o)
+{
+    fprintf(junit, "  <testcase classname=\"");
+    xml_escaped(junit, o->suite->pName);
+    fprintf(junit, "\" name=\"");
+    xml_escaped(junit, o->test->pName);
+    fprintf(junit, "\" time=\"%.3f\">", o->ms / 1e3);
+    if (o->failing) {
+        fprintf(junit, "<failure message=\"");
+        xml_escaped(junit, o->failures && o->failures->strCondition ? o->failures->strCondition
+                                                                    : o->measured);
+        fprintf(junit, "\"/>");
+    } else if (o->skipping) {
+        fprintf(junit, "<skipped message=\"");
+        xml_escaped(junit, skip_reason);
+        fprintf(junit, "\"/>");
+    }
+    fprintf(junit, "</testcase>\n");
+}
+
 static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
                              const CU_pFailureRecord failures)
 {
@@ -224,32 +291,17 @@ static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
         kit_remote_end_test(is_gpu_suite(suite), keep, measured, sizeof measured);
     int failing = failures != NULL || measured_failure;
     int skipping = !failing && skip_reason[0];
+    struct outcome outcome = {.suite = suite,
+                              .test = test,
+                              .failures = failures,
+                              .measured = measured,
+                              .measured_failure = measured_failure,
+                              .failing = failing,
+                              .skipping = skipping,
+                              .ms = ms};
     last_test_passed = !failing && !skipping;
-    printf("%s %s/%s (%.0f ms)\n", failing ? "FAIL" : skipping ? "SKIPPED" : "PASS",
-           suite->pName, test->pName, ms);
-    for (CU_pFailureRecord f = failures; f; f = f->pNext) {
-        printf("    %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
-               f->strCondition ? f->strCondition : "");
-    }
-    if (measured_failure) {
-        printf("    (grader):0: %s\n", measured);
-    }
-    if (skipping) {
-        printf("    not run: %s\n", skip_reason);
-    }
-    fflush(stdout);
-    if (failures) {
-        note_failure(suite, test, failures->strFileName ? failures->strFileName : "?",
-                     failures->uiLineNumber, failures->strCondition ? failures->strCondition : "");
-    } else if (measured_failure) {
-        note_failure(suite, test, "(grader)", 0, measured);
-    } else if (skipping) {
-        char note[400];
-        if (snprintf(note, sizeof note, "skip %s/%s %s", suite->pName, test->pName,
-                     skip_reason) >= 0) {
-            kit_result_channel_note(note);
-        }
-    }
+    print_outcome(&outcome);
+    note_outcome(&outcome);
     if (failing) {
         failed++;
     } else if (skipping) {
@@ -263,22 +315,7 @@ static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
         note_test("done", suite, test, rest);
     }
     if (junit) {
-        fprintf(junit, "  <testcase classname=\"");
-        xml_escaped(junit, suite->pName);
-        fprintf(junit, "\" name=\"");
-        xml_escaped(junit, test->pName);
-        fprintf(junit, "\" time=\"%.3f\">", ms / 1e3);
-        if (failing) {
-            fprintf(junit, "<failure message=\"");
-            xml_escaped(junit, failures && failures->strCondition ? failures->strCondition
-                                                                  : measured);
-            fprintf(junit, "\"/>");
-        } else if (skipping) {
-            fprintf(junit, "<skipped message=\"");
-            xml_escaped(junit, skip_reason);
-            fprintf(junit, "\"/>");
-        }
-        fprintf(junit, "</testcase>\n");
+        write_junit_testcase(&outcome);
     }
 }
 
@@ -356,27 +393,42 @@ static int find_test(const char *program, const char *id, CU_pSuite *suite, CU_p
     return 0;
 }
 
-int main(int argc, char **argv)
-{
-    kit_result_channel_take();
-    const char *only_suite = NULL, *xml_path = NULL;
+/* ---- main, step by step ----------------------------------------------------------------- */
+
+/* What a step returns when the run goes on; anything else is the exit code (all are >= 0). */
+#define GO_ON (-1)
+
+struct run_options {
+    const char *only_suite, *xml_path;
     const char *only_tests[MAX_BATCH];
-    int test_count = 0, list = 0;
+    int test_count, list;
+};
+
+/* What to run: one suite (-s), the tests named (-t), or everything (neither). */
+struct selection {
+    CU_pSuite suite;
+    CU_pSuite test_suites[MAX_BATCH];
+    CU_pTest tests[MAX_BATCH];
+    int test_count;
+};
+
+static int parse_options(int argc, char **argv, struct run_options *o)
+{
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int has_value = i + 1 < argc;
         if (strcmp(arg, "-l") == 0) {
-            list = 1;
+            o->list = 1;
         } else if (strcmp(arg, "-s") == 0 && has_value) {
-            only_suite = argv[++i];
+            o->only_suite = argv[++i];
         } else if (strcmp(arg, "-t") == 0 && has_value) {
-            if (test_count == MAX_BATCH) {
+            if (o->test_count == MAX_BATCH) {
                 fprintf(stderr, "%s: at most %d -t options\n", argv[0], MAX_BATCH);
                 return KIT_EXIT_USAGE;
             }
-            only_tests[test_count++] = argv[++i];
+            o->only_tests[o->test_count++] = argv[++i];
         } else if (strcmp(arg, "-x") == 0 && has_value) {
-            xml_path = argv[++i];
+            o->xml_path = argv[++i];
         } else if (strcmp(arg, "--") == 0 && i + 1 < argc) {
             if (kit_remote_configure(argv + i + 1) != 0) {
                 fprintf(stderr, "%s: this test binary runs the lab's code itself; '--' takes "
@@ -393,41 +445,47 @@ int main(int argc, char **argv)
             return KIT_EXIT_USAGE;
         }
     }
+    return GO_ON;
+}
+
+static int register_tests(void)
+{
     if (CU_initialize_registry() != CUE_SUCCESS) {
         fprintf(stderr, "runner: CUnit: %s\n", CU_get_error_msg());
         return KIT_EXIT_USAGE;
     }
     kit_register_suites();
     kit_register_hidden_suites();
-    if (list) {
-        list_tests();
-        CU_cleanup_registry();
-        return KIT_EXIT_OK;
-    }
+    return GO_ON;
+}
 
-    /* What to run: one suite, or the tests named, or everything. */
-    CU_pSuite suite = NULL;
-    CU_pSuite test_suites[MAX_BATCH];
-    CU_pTest tests[MAX_BATCH];
-    if (only_suite && test_count) {
-        fprintf(stderr, "%s: -s and -t do not go together\n", argv[0]);
+static int select_tests(const char *program, const struct run_options *o, struct selection *run)
+{
+    if (o->only_suite && o->test_count) {
+        fprintf(stderr, "%s: -s and -t do not go together\n", program);
         return KIT_EXIT_USAGE;
     }
-    if (only_suite) {
-        suite = CU_get_suite(only_suite);
-        if (!suite) {
-            fprintf(stderr, "%s: no suite '%s' (see -l)\n", argv[0], only_suite);
+    if (o->only_suite) {
+        run->suite = CU_get_suite(o->only_suite);
+        if (!run->suite) {
+            fprintf(stderr, "%s: no suite '%s' (see -l)\n", program, o->only_suite);
             return KIT_EXIT_USAGE;
         }
     }
-    for (int k = 0; k < test_count; k++) {
-        if (find_test(argv[0], only_tests[k], &test_suites[k], &tests[k]) != 0) {
+    for (int k = 0; k < o->test_count; k++) {
+        if (find_test(program, o->only_tests[k], &run->test_suites[k], &run->tests[k]) != 0) {
             return KIT_EXIT_USAGE;
         }
     }
-    batch = test_count > 1;
+    run->test_count = o->test_count;
+    batch = run->test_count > 1;
+    return GO_ON;
+}
 
-    /* GPU suites on a machine without a usable GPU: inactive, and said so. */
+/* GPU suites on a machine without a usable GPU: inactive, and said so. Their tests count as
+ * skipped here, since CUnit's handlers never see an inactive suite's tests. */
+static void skip_gpu_suites_without_gpu(const struct selection *run)
+{
     char reason[256];
     int gpu_ready = 1;
     if (gpu_suite_count > 0) {
@@ -439,42 +497,56 @@ int main(int argc, char **argv)
     CU_set_fail_on_inactive(CU_FALSE);
     for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
         int named = 0;
-        for (int k = 0; k < test_count; k++) {
-            named += test_suites[k] == s;
+        for (int k = 0; k < run->test_count; k++) {
+            named += run->test_suites[k] == s;
         }
-        int wanted = test_count ? named > 0 : !suite || s == suite;
+        int wanted = run->test_count ? named > 0 : !run->suite || s == run->suite;
         if (wanted && is_gpu_suite(s) && !gpu_ready) {
             CU_set_suite_active(s, CU_FALSE);
             printf("SKIPPED %s: %s\n", s->pName, reason);
-            skipped += test_count ? (unsigned)named : (unsigned)count_active_tests(s);
+            skipped += run->test_count ? (unsigned)named : (unsigned)count_active_tests(s);
         }
     }
+}
 
-    if (xml_path) {
-        junit = fopen(xml_path, "w");
-        if (!junit) {
-            perror(xml_path);
-            return KIT_EXIT_USAGE;
-        }
-        fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"%s\">\n",
-                argv[0]);
+static int open_junit(const char *xml_path, const char *program)
+{
+    if (!xml_path) {
+        return GO_ON;
     }
+    junit = fopen(xml_path, "w");
+    if (!junit) {
+        perror(xml_path);
+        return KIT_EXIT_USAGE;
+    }
+    fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"%s\">\n",
+            program);
+    return GO_ON;
+}
+
+static void run_selected(const struct selection *run)
+{
     CU_set_test_start_handler(on_test_start);
     CU_set_test_complete_handler(on_test_complete);
     CU_set_suite_init_failure_handler(on_suite_init_failure);
-    if (test_count) {
-        for (int k = 0; k < test_count; k++) {
+    if (run->test_count) {
+        for (int k = 0; k < run->test_count; k++) {
             last_test_passed = 0;
-            CU_run_test(test_suites[k], tests[k]);
+            CU_run_test(run->test_suites[k], run->tests[k]);
             if (batch && !last_test_passed) {
                 break; /* the grader runs the rest again, each failure in a process of its own */
             }
         }
-    } else if (suite) {
-        CU_run_suite(suite);
+    } else if (run->suite) {
+        CU_run_suite(run->suite);
     } else {
         CU_run_all_tests();
     }
+}
+
+/* The counts on stdout and on the result channel, and the exit code they make. */
+static int finish(void)
+{
     /* Read CUnit's own count too, before the registry goes: a failure our handlers did not
      * see (a suite's setup, say) must still fail the run. */
     unsigned cunit_failed = CU_get_number_of_tests_failed() + CU_get_number_of_suites_failed();
@@ -499,4 +571,35 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
     return KIT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    kit_result_channel_take();
+    struct run_options options = {0};
+    int status = parse_options(argc, argv, &options);
+    if (status != GO_ON) {
+        return status;
+    }
+    status = register_tests();
+    if (status != GO_ON) {
+        return status;
+    }
+    if (options.list) {
+        list_tests();
+        CU_cleanup_registry();
+        return KIT_EXIT_OK;
+    }
+    struct selection run = {0};
+    status = select_tests(argv[0], &options, &run);
+    if (status != GO_ON) {
+        return status;
+    }
+    skip_gpu_suites_without_gpu(&run);
+    status = open_junit(options.xml_path, argv[0]);
+    if (status != GO_ON) {
+        return status;
+    }
+    run_selected(&run);
+    return finish();
 }

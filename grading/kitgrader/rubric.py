@@ -188,16 +188,17 @@ class _Reader:
         return list(value)
 
 
+TOP_LEVEL_KEYS = ["lab", "title", "student_file", "bonus_file", "time_limit_s", "suites",
+                  "speed", "sanitizer", "forbidden", "allow", "cpu"]
+
+
 def load_rubric(path, lab_id, lab_name):
-    """Reads and checks a rubric file; every mistake is a GraderError naming the key."""
+    """Reads and checks a rubric file; every mistake is a GraderError naming the key.
+    "suites" is read before "speed", whose "requires" names suites."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise GraderError(f"rubric {path}: cannot read it: {err}")
+    data = _read_json(path)
     r = _Reader(path)
-    r.keys(data, "top level", ["lab", "title", "student_file", "bonus_file", "time_limit_s",
-                               "suites", "speed", "sanitizer", "forbidden", "allow", "cpu"])
+    r.keys(data, "top level", TOP_LEVEL_KEYS)
     if "lab" in data and data["lab"] != lab_id:
         r.fail("lab", f"says {data['lab']!r} but the file is for {lab_id!r}")
     rubric = Rubric(
@@ -208,90 +209,124 @@ def load_rubric(path, lab_id, lab_name):
         time_limit_s=r.number(data, "time_limit_s", "top level", DEFAULT_TIME_LIMIT_S, 1),
         source=str(path),
     )
+    _check_file_names(r, rubric)
+    rubric.allow = _allow(r, data.get("allow", []))
+    if "cpu" in data:
+        rubric.cpu = _cpu_rule(r, data["cpu"])
+    suites = data.get("suites", {})
+    r.keys(suites, "suites", list(suites))
+    for name, spec in suites.items():
+        rubric.suites[name] = _suite_rule(r, name, spec)
+    if "speed" in data and data["speed"] is not None:
+        rubric.speed = _speed_rule(r, data["speed"], rubric.suites)
+    if "sanitizer" in data:
+        rubric.sanitizer = _sanitizer_rule(r, data["sanitizer"])
+    for i, spec in enumerate(data.get("forbidden", [])):
+        rubric.forbidden.append(_forbidden_rule(r, i, spec))
+    return rubric
+
+
+def _read_json(path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise GraderError(f"rubric {path}: cannot read it: {err}")
+
+
+def _check_file_names(r, rubric):
+    """The lab's files are plain .cu names: they are looked up in a submission and in labs/."""
     for key, name in (("student_file", rubric.student_file), ("bonus_file", rubric.bonus_file)):
         if name is not None and ("/" in name or name.startswith(".") or not name.endswith(".cu")):
             r.fail(key, "must be a plain file name ending in .cu, like oddeven.cu")
     if rubric.bonus_file == rubric.student_file:
         r.fail("bonus_file", "must differ from student_file")
-    allow = data.get("allow", [])
+
+
+def _allow(r, allow):
     if not isinstance(allow, list) or not all(isinstance(a, str) and a for a in allow):
         r.fail("allow", "must be a list of names a lab file may call, e.g. [\"cudaMallocHost\"]")
-    rubric.allow = list(allow)
-    if "cpu" in data:
-        spec = data["cpu"]
-        r.keys(spec, "cpu", ["factor", "slack_ms", "tests", "speed", "_comment"])
-        if not isinstance(spec.get("speed", True), bool):
-            r.fail("cpu.speed", "must be true or false")
-        rubric.cpu = CpuRule(factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
-                             slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0),
-                             tests=r.string_list(spec.get("tests", ["*"]), "cpu.tests"),
-                             speed=spec.get("speed", True))
-    suites = data.get("suites", {})
-    r.keys(suites, "suites", list(suites))
-    for name, spec in suites.items():
-        where = f"suites.{name}"
-        r.keys(spec, where, ["points", "visibility", "bonus", "time_limit_s", "tests"])
-        tests = spec.get("tests", {})
-        r.keys(tests, f"{where}.tests", list(tests))
-        test_visibility = {}
-        for test, test_spec in tests.items():
-            r.keys(test_spec, f"{where}.tests.{test}", ["visibility"])
-            test_visibility[test] = r.visibility(test_spec, f"{where}.tests.{test}")
-        if not isinstance(spec.get("bonus", False), bool):
-            r.fail(f"{where}.bonus", "must be true or false")
-        rubric.suites[name] = SuiteRule(
-            points=r.number(spec, "points", where, DEFAULT_SUITE_POINTS),
-            visibility=r.visibility(spec, where),
-            bonus=spec.get("bonus", False),
-            time_limit_s=r.number(spec, "time_limit_s", where, None, 1),
-            test_visibility=test_visibility,
-        )
-    if "speed" in data and data["speed"] is not None:
-        spec = data["speed"]
-        r.keys(spec, "speed", ["points", "args", "requires", "full_ratio", "zero_ratio",
-                               "time_limit_s", "visibility"])
-        if "args" not in spec:
-            r.fail("speed", "needs 'args', the lab driver's options (like [\"-n\", \"2^20\"])")
-        rule = SpeedRule(
-            points=r.number(spec, "points", "speed", 0.0),
-            args=r.string_list(spec["args"], "speed.args"),
-            requires=(r.string_list(spec["requires"], "speed.requires")
-                      if "requires" in spec else None),
-            full_ratio=r.number(spec, "full_ratio", "speed", 1.25, 1.0),
-            zero_ratio=r.number(spec, "zero_ratio", "speed", 3.0, 1.0),
-            time_limit_s=r.number(spec, "time_limit_s", "speed", 120.0, 1),
-            visibility=r.visibility(spec, "speed"),
-        )
-        if rule.zero_ratio <= rule.full_ratio:
-            r.fail("speed.zero_ratio", "must be larger than full_ratio")
-        for suite in rule.requires or []:
-            if suite not in rubric.suites:
-                r.fail("speed.requires", f"names '{suite}', which is not in 'suites'")
-        rubric.speed = rule
-    if "sanitizer" in data:
-        spec = data["sanitizer"]
-        r.keys(spec, "sanitizer", ["tests", "tools", "deduction", "time_limit_s"])
-        tests = spec.get("tests", "first")
-        if tests not in ("first", "all"):
-            tests = r.string_list(tests, "sanitizer.tests")
-        tools = r.string_list(spec.get("tools", ["memcheck", "racecheck"]), "sanitizer.tools")
-        for tool in tools:
-            if tool not in SANITIZER_TOOLS:
-                r.fail("sanitizer.tools", f"unknown tool '{tool}' ({', '.join(SANITIZER_TOOLS)})")
-        rubric.sanitizer = SanitizerRule(
-            tests=tests,
-            tools=tools,
-            deduction=r.number(spec, "deduction", "sanitizer", 0.0),
-            time_limit_s=r.number(spec, "time_limit_s", "sanitizer", 300.0, 1),
-        )
-    for i, spec in enumerate(data.get("forbidden", [])):
-        r.keys(spec, f"forbidden[{i}]", ["pattern", "why"])
-        try:
-            pattern = re.compile(spec["pattern"])
-        except (KeyError, re.error) as err:
-            r.fail(f"forbidden[{i}].pattern", f"needs a regular expression ({err})")
-        rubric.forbidden.append((pattern, str(spec.get("why", f"matches {spec['pattern']}"))))
-    return rubric
+    return list(allow)
+
+
+def _cpu_rule(r, spec):
+    r.keys(spec, "cpu", ["factor", "slack_ms", "tests", "speed", "_comment"])
+    if not isinstance(spec.get("speed", True), bool):
+        r.fail("cpu.speed", "must be true or false")
+    return CpuRule(factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
+                   slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0),
+                   tests=r.string_list(spec.get("tests", ["*"]), "cpu.tests"),
+                   speed=spec.get("speed", True))
+
+
+def _suite_rule(r, name, spec):
+    where = f"suites.{name}"
+    r.keys(spec, where, ["points", "visibility", "bonus", "time_limit_s", "tests"])
+    tests = spec.get("tests", {})
+    r.keys(tests, f"{where}.tests", list(tests))
+    test_visibility = {}
+    for test, test_spec in tests.items():
+        r.keys(test_spec, f"{where}.tests.{test}", ["visibility"])
+        test_visibility[test] = r.visibility(test_spec, f"{where}.tests.{test}")
+    if not isinstance(spec.get("bonus", False), bool):
+        r.fail(f"{where}.bonus", "must be true or false")
+    return SuiteRule(
+        points=r.number(spec, "points", where, DEFAULT_SUITE_POINTS),
+        visibility=r.visibility(spec, where),
+        bonus=spec.get("bonus", False),
+        time_limit_s=r.number(spec, "time_limit_s", where, None, 1),
+        test_visibility=test_visibility,
+    )
+
+
+def _speed_rule(r, spec, suites):
+    """The speed rule; the suites it requires must be among `suites`, the rubric's."""
+    r.keys(spec, "speed", ["points", "args", "requires", "full_ratio", "zero_ratio",
+                           "time_limit_s", "visibility"])
+    if "args" not in spec:
+        r.fail("speed", "needs 'args', the lab driver's options (like [\"-n\", \"2^20\"])")
+    rule = SpeedRule(
+        points=r.number(spec, "points", "speed", 0.0),
+        args=r.string_list(spec["args"], "speed.args"),
+        requires=(r.string_list(spec["requires"], "speed.requires")
+                  if "requires" in spec else None),
+        full_ratio=r.number(spec, "full_ratio", "speed", 1.25, 1.0),
+        zero_ratio=r.number(spec, "zero_ratio", "speed", 3.0, 1.0),
+        time_limit_s=r.number(spec, "time_limit_s", "speed", 120.0, 1),
+        visibility=r.visibility(spec, "speed"),
+    )
+    if rule.zero_ratio <= rule.full_ratio:
+        r.fail("speed.zero_ratio", "must be larger than full_ratio")
+    for suite in rule.requires or []:
+        if suite not in suites:
+            r.fail("speed.requires", f"names '{suite}', which is not in 'suites'")
+    return rule
+
+
+def _sanitizer_rule(r, spec):
+    r.keys(spec, "sanitizer", ["tests", "tools", "deduction", "time_limit_s"])
+    tests = spec.get("tests", "first")
+    if tests not in ("first", "all"):
+        tests = r.string_list(tests, "sanitizer.tests")
+    tools = r.string_list(spec.get("tools", ["memcheck", "racecheck"]), "sanitizer.tools")
+    for tool in tools:
+        if tool not in SANITIZER_TOOLS:
+            r.fail("sanitizer.tools", f"unknown tool '{tool}' ({', '.join(SANITIZER_TOOLS)})")
+    return SanitizerRule(
+        tests=tests,
+        tools=tools,
+        deduction=r.number(spec, "deduction", "sanitizer", 0.0),
+        time_limit_s=r.number(spec, "time_limit_s", "sanitizer", 300.0, 1),
+    )
+
+
+def _forbidden_rule(r, i, spec):
+    """Entry i of "forbidden": (the compiled pattern, why it is forbidden)."""
+    r.keys(spec, f"forbidden[{i}]", ["pattern", "why"])
+    try:
+        pattern = re.compile(spec["pattern"])
+    except (KeyError, re.error) as err:
+        r.fail(f"forbidden[{i}].pattern", f"needs a regular expression ({err})")
+    return pattern, str(spec.get("why", f"matches {spec['pattern']}"))
 
 
 def lab_rubric(rubric_dir, lab_id, lab_name):

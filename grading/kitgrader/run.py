@@ -139,38 +139,11 @@ def run_limited(
     if _stopping.is_set():
         raise Interrupted()
     result = ProcessResult(argv=[str(a) for a in argv])
-    env = dict(os.environ if env is None else env)
-    env.pop("KIT_RESULT_FD", None)
-    env.pop("KIT_RESULT_TOKEN", None)
-    read_fd = write_fd = None
-    pass_fds = ()
-    if channel:
-        read_fd, write_fd = os.pipe()
-        result.token = secrets.token_hex(16)
-        env["KIT_RESULT_FD"] = str(write_fd)
-        env["KIT_RESULT_TOKEN"] = result.token
-        pass_fds = (write_fd,)
+    env, read_fd, write_fd = _child_environment(env, channel, result)
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            result.argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            pass_fds=pass_fds,
-            start_new_session=True,
-        )
-    except OSError as err:
-        for fd in (read_fd, write_fd):
-            if fd is not None:
-                os.close(fd)
-        result.start_error = f"{result.argv[0]}: {err.strerror}"
+    proc = _start_process(result, cwd, env, read_fd, write_fd)
+    if proc is None:
         return result
-    finally:
-        if write_fd is not None:
-            os.close(write_fd)  # the child holds its own copy
     with _running_lock:
         _running.add(proc.pid)
     keeper = OutputKeeper(keep_bytes)
@@ -179,25 +152,78 @@ def run_limited(
         _collect(proc, read_fd, keeper, channel_data, start + time_limit, output_limit, result,
                  channel_bytes, time_limit if per_test else None)
     finally:
-        # Kill whatever is left of the group (the leader, if still running, and any child
-        # it left behind), then reap the leader. The leader is not reaped before this, so
-        # its pid (the group's id) cannot have been reused.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=KILL_WAIT_S)
-        except subprocess.TimeoutExpired:
-            # Stuck in the kernel (a GPU driver call, say): leave it; the GPU is probed next.
-            result.unkillable = True
-        with _running_lock:
-            _running.discard(proc.pid)
-        proc.stdout.close()
+        _end_group(proc, result)
         if read_fd is not None:
             _drain(read_fd, channel_data, channel_bytes)
             os.close(read_fd)
     result.elapsed = time.monotonic() - start
+    _record_exit(result, proc, keeper, channel_data)
+    if _stopping.is_set():
+        raise Interrupted()
+    return result
+
+
+def _child_environment(env, channel, result):
+    """The child's environment: no KIT_RESULT_FD or KIT_RESULT_TOKEN it would inherit, and
+    with `channel` a new pipe and token of its own (the token also goes into `result`).
+    Returns (env, read_fd, write_fd); both ends are None without a channel."""
+    env = dict(os.environ if env is None else env)
+    env.pop("KIT_RESULT_FD", None)
+    env.pop("KIT_RESULT_TOKEN", None)
+    if not channel:
+        return env, None, None
+    read_fd, write_fd = os.pipe()
+    result.token = secrets.token_hex(16)
+    env["KIT_RESULT_FD"] = str(write_fd)
+    env["KIT_RESULT_TOKEN"] = result.token
+    return env, read_fd, write_fd
+
+
+def _start_process(result, cwd, env, read_fd, write_fd):
+    """The process, in a session of its own; None (and result.start_error) when it could not
+    start. The channel's write end is closed here either way: the child holds its own copy."""
+    try:
+        return subprocess.Popen(
+            result.argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=() if write_fd is None else (write_fd,),
+            start_new_session=True,
+        )
+    except OSError as err:
+        for fd in (read_fd, write_fd):
+            if fd is not None:
+                os.close(fd)
+        result.start_error = f"{result.argv[0]}: {err.strerror}"
+        return None
+    finally:
+        if write_fd is not None:
+            os.close(write_fd)  # the child holds its own copy
+
+
+def _end_group(proc, result):
+    """Kills whatever is left of the group (the leader, if still running, and any child it
+    left behind), then reaps the leader. The leader is not reaped before this, so its pid
+    (the group's id) cannot have been reused."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=KILL_WAIT_S)
+    except subprocess.TimeoutExpired:
+        # Stuck in the kernel (a GPU driver call, say): leave it; the GPU is probed next.
+        result.unkillable = True
+    with _running_lock:
+        _running.discard(proc.pid)
+    proc.stdout.close()
+
+
+def _record_exit(result, proc, keeper, channel_data):
+    """How the process ended, and what it printed and sent, into result."""
     if proc.returncode is None:
         result.signal = signal.SIGKILL
     elif proc.returncode < 0:
@@ -207,9 +233,6 @@ def run_limited(
     result.output = keeper.text()
     result.output_bytes = keeper.total
     result.channel = bytes(channel_data)
-    if _stopping.is_set():
-        raise Interrupted()
-    return result
 
 
 def _leader_exited(pid):
@@ -434,6 +457,12 @@ def noted_failure(channel, test_id):
     return ""
 
 
+def noted_skip(notes, test_id):
+    """Why the runner skipped this test, as it noted on the channel; "no GPU" if it did not."""
+    noted = [t.partition(" ")[2] for t in notes.get("skip", []) if t.partition(" ")[0] == test_id]
+    return noted[0] if noted else "no GPU"
+
+
 def noted_cpu_ms(channel):
     """The executor's CPU time (ms) the verdict process measured from outside: a number,
     "unknown" (an executor ran and could not be measured), or None (no executor ran)."""
@@ -475,35 +504,44 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
         if failure:
             run.message += f"; before that: {failure}"
     elif not lines:
-        if result.exit_code == 0:
-            run.status = NO_RESULT
-            run.message = ("the test process ended (exit 0) without the runner's result: "
-                           "does the lab's code call exit()? Printed 'PASS' lines do not count")
-        else:
-            run.message = f"exit code {result.exit_code} without a result"
-            words = first_failure(result.output, test.id) or last_words(result.output)
-            if words:
-                run.message += f": {words}"
+        _judge_without_result(run, result)
     else:
-        parts = channel.result or []
-        good = (channel.good and len(parts) in (2, 3) and all(p.isdigit() for p in parts))
-        if not good:
-            run.status = TAMPERED
-            run.message = "the result channel did not carry the runner's one line: not scored"
-            return run
-        passed, failed = int(parts[0]), int(parts[1])
-        skipped = int(parts[2]) if len(parts) == 3 else 0
-        if result.exit_code == 0 and passed == 1 and failed == 0:
-            run.status = PASSED
-        elif passed == 0 and failed == 0 and skipped > 0:
-            run.status = SKIPPED
-            noted = [t.partition(" ")[2] for t in channel.notes.get("skip", [])
-                     if t.partition(" ")[0] == test.id]
-            run.message = noted[0] if noted else "no GPU"
-        else:
-            run.status = FAILED
-            run.message = failure or f"failed (exit {result.exit_code}; the log has the output)"
+        _judge_result_line(run, result, channel, failure)
     return run
+
+
+def _judge_without_result(run, result):
+    """The process ended by itself and the channel stayed empty."""
+    if result.exit_code == 0:
+        run.status = NO_RESULT
+        run.message = ("the test process ended (exit 0) without the runner's result: "
+                       "does the lab's code call exit()? Printed 'PASS' lines do not count")
+    else:
+        run.message = f"exit code {result.exit_code} without a result"
+        words = first_failure(result.output, run.test.id) or last_words(result.output)
+        if words:
+            run.message += f": {words}"
+
+
+def _judge_result_line(run, result, channel, failure):
+    """The process ended by itself and the channel carries something: the runner's one line
+    with its counts, or tampering."""
+    parts = channel.result or []
+    good = (channel.good and len(parts) in (2, 3) and all(p.isdigit() for p in parts))
+    if not good:
+        run.status = TAMPERED
+        run.message = "the result channel did not carry the runner's one line: not scored"
+        return
+    passed, failed = int(parts[0]), int(parts[1])
+    skipped = int(parts[2]) if len(parts) == 3 else 0
+    if result.exit_code == 0 and passed == 1 and failed == 0:
+        run.status = PASSED
+    elif passed == 0 and failed == 0 and skipped > 0:
+        run.status = SKIPPED
+        run.message = noted_skip(channel.notes, run.test.id)
+    else:
+        run.status = FAILED
+        run.message = failure or f"failed (exit {result.exit_code}; the log has the output)"
 
 
 def batch_notes(result):
@@ -547,9 +585,7 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
                                or "failed (the log has the output)")
             elif status == "skip":
                 run.status = SKIPPED
-                noted = [t.partition(" ")[2] for t in notes.get("skip", [])
-                         if t.partition(" ")[0] == test.id]
-                run.message = noted[0] if noted else "no GPU"
+                run.message = noted_skip(notes, test.id)
             runs.append(run)
             if status != "pass":
                 break  # the runner stops there

@@ -351,6 +351,10 @@ static char *find_program(const char *name)
     return NULL;
 }
 
+/* ---- the command line ----------------------------------------------------------------------- */
+
+#define LIMIT_COUNT 6
+
 struct limit {
     const char *option;
     int resource;
@@ -363,147 +367,217 @@ struct setting {
     const char *value;
 };
 
-int main(int argc, char **argv)
-{
-    struct limit limits[] = {
-        {"--cpu", RLIMIT_CPU, 0, 0},     {"--as", RLIMIT_AS, 0, 0},
-        {"--data", RLIMIT_DATA, 0, 0},   {"--fsize", RLIMIT_FSIZE, 0, 0},
-        {"--nproc", RLIMIT_NPROC, 0, 0}, {"--nofile", RLIMIT_NOFILE, 0, 0},
-    };
-    const size_t limit_count = sizeof limits / sizeof limits[0];
-    long long uid = -1, gid = -1;
-    const char *chdir_to = NULL;
-    int new_session = 0, no_new_privs = 0, clear_env = 0;
-    const char *profile = NULL; /* --seccomp: "run" or "tool" */
+/* What the options ask for. Parsing only records it: the steps run later, in main's order. */
+struct options {
+    struct limit limits[LIMIT_COUNT];
+    long long uid, gid; /* -1: not given */
+    const char *chdir_to;
+    int new_session, no_new_privs, clear_env;
+    const char *profile; /* --seccomp: "run" or "tool" */
     struct setting keep[MAX_ENV], set[MAX_ENV];
-    size_t keep_count = 0, set_count = 0;
+    size_t keep_count, set_count;
+    char **program; /* PROGRAM ARGS..., as execv wants them */
+};
 
+/* --setsid, --no-new-privs and --clearenv take no value; 0 for any other option. */
+static int parse_flag(struct options *o, const char *option)
+{
+    if (strcmp(option, "--setsid") == 0) {
+        o->new_session = 1;
+    } else if (strcmp(option, "--no-new-privs") == 0) {
+        o->no_new_privs = 1;
+    } else if (strcmp(option, "--clearenv") == 0) {
+        o->clear_env = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static struct limit *find_limit(struct options *o, const char *option)
+{
+    for (size_t k = 0; k < LIMIT_COUNT; k++) {
+        if (strcmp(option, o->limits[k].option) == 0) {
+            return &o->limits[k];
+        }
+    }
+    return NULL;
+}
+
+/* --uid or --gid: not root's (0), and below UINT_MAX, which is (uid_t)-1: no user's id. */
+static void parse_id(struct options *o, const char *option, const char *value)
+{
+    unsigned long long id = number(option, value);
+    if (id == 0 || id >= (unsigned long long)UINT_MAX) {
+        fail("%s %s: must be a user other than root", option, value);
+    }
+    *(option[2] == 'u' ? &o->uid : &o->gid) = (long long)id;
+}
+
+static void parse_profile(struct options *o, const char *value)
+{
+    if (strcmp(value, "run") != 0 && strcmp(value, "tool") != 0) {
+        fail("--seccomp %s: the profiles are run and tool", value);
+    }
+    o->profile = value;
+}
+
+/* --keep-env NAME, or --setenv NAME VALUE (@p values holds NAME, then VALUE). */
+static void parse_env_item(struct options *o, const char *option, char *const *values)
+{
+    const char *name = values[0];
+    int is_set = option[2] == 's';
+    if ((is_set ? o->set_count : o->keep_count) >= MAX_ENV) {
+        fail("%s: more than %d given", option, MAX_ENV);
+    }
+    if (name[0] == '\0' || strchr(name, '=') != NULL) {
+        fail("%s: bad variable name '%s'", option, name);
+    }
+    if (is_set) {
+        o->set[o->set_count++] = (struct setting){name, values[1]};
+    } else {
+        o->keep[o->keep_count++] = (struct setting){name, NULL};
+    }
+}
+
+/* An option that takes a value; @p values are the words after it (two for --setenv). */
+static void parse_valued_option(struct options *o, const char *option, char *const *values)
+{
+    const char *value = values[0];
+    struct limit *limit = find_limit(o, option);
+    if (limit != NULL) {
+        limit->given = 1;
+        limit->value = number(option, value);
+    } else if (strcmp(option, "--uid") == 0 || strcmp(option, "--gid") == 0) {
+        parse_id(o, option, value);
+    } else if (strcmp(option, "--chdir") == 0) {
+        o->chdir_to = value;
+    } else if (strcmp(option, "--seccomp") == 0) {
+        parse_profile(o, value);
+    } else if (strcmp(option, "--keep-env") == 0 || strcmp(option, "--setenv") == 0) {
+        parse_env_item(o, option, values);
+    } else {
+        fail("unknown option '%s' (usage: sandbox_exec [options] -- PROGRAM ARGS...)", option);
+    }
+}
+
+static void parse_options(struct options *o, int argc, char **argv)
+{
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *option = argv[i];
+        if (parse_flag(o, option)) {
+            continue;
+        }
         int takes = strcmp(option, "--setenv") == 0 ? 2 : 1;
-        if (strcmp(option, "--setsid") == 0) {
-            new_session = 1;
-            continue;
-        }
-        if (strcmp(option, "--no-new-privs") == 0) {
-            no_new_privs = 1;
-            continue;
-        }
-        if (strcmp(option, "--clearenv") == 0) {
-            clear_env = 1;
-            continue;
-        }
         if (i + takes >= argc) {
             fail("%s: missing value (usage: sandbox_exec [options] -- PROGRAM ARGS...)", option);
         }
-        const char *value = argv[i + 1];
-        size_t k = 0;
-        while (k < limit_count && strcmp(option, limits[k].option) != 0) {
-            k++;
-        }
-        if (k < limit_count) {
-            limits[k].given = 1;
-            limits[k].value = number(option, value);
-        } else if (strcmp(option, "--uid") == 0 || strcmp(option, "--gid") == 0) {
-            unsigned long long id = number(option, value);
-            if (id == 0 || id >= (unsigned long long)UINT_MAX) {
-                fail("%s %s: must be a user other than root", option, value);
-            }
-            *(option[2] == 'u' ? &uid : &gid) = (long long)id;
-        } else if (strcmp(option, "--chdir") == 0) {
-            chdir_to = value;
-        } else if (strcmp(option, "--seccomp") == 0) {
-            if (strcmp(value, "run") != 0 && strcmp(value, "tool") != 0) {
-                fail("--seccomp %s: the profiles are run and tool", value);
-            }
-            profile = value;
-        } else if (strcmp(option, "--keep-env") == 0 || strcmp(option, "--setenv") == 0) {
-            int is_set = option[2] == 's';
-            if ((is_set ? set_count : keep_count) >= MAX_ENV) {
-                fail("%s: more than %d given", option, MAX_ENV);
-            }
-            if (value[0] == '\0' || strchr(value, '=') != NULL) {
-                fail("%s: bad variable name '%s'", option, value);
-            }
-            if (is_set) {
-                set[set_count++] = (struct setting){value, argv[i + 2]};
-            } else {
-                keep[keep_count++] = (struct setting){value, NULL};
-            }
-        } else {
-            fail("unknown option '%s' (usage: sandbox_exec [options] -- PROGRAM ARGS...)", option);
-        }
+        parse_valued_option(o, option, argv + i + 1);
         i += takes;
     }
     if (i + 1 >= argc) {
         fail("no program to run (usage: sandbox_exec [options] -- PROGRAM ARGS...)");
     }
-    if ((uid < 0) != (gid < 0)) {
+    if ((o->uid < 0) != (o->gid < 0)) {
         fail("--uid and --gid go together");
     }
-    char **program = argv + i + 1;
+    o->program = argv + i + 1;
+}
 
-    for (size_t k = 0; k < limit_count; k++) {
-        if (limits[k].given) {
-            rlim_t value = (rlim_t)limits[k].value;
+/* ---- the steps, one function each, in the order of the comment at the top ------------------ */
+
+/* 1. Soft = hard, so the program cannot raise them back. */
+static void set_limits(const struct options *o)
+{
+    for (size_t k = 0; k < LIMIT_COUNT; k++) {
+        const struct limit *l = &o->limits[k];
+        if (l->given) {
+            rlim_t value = (rlim_t)l->value;
             struct rlimit limit = {value, value};
-            if (setrlimit(limits[k].resource, &limit) != 0) {
-                fail("%s %llu: %s", limits[k].option, limits[k].value, strerror(errno));
+            if (setrlimit(l->resource, &limit) != 0) {
+                fail("%s %llu: %s", l->option, l->value, strerror(errno));
             }
         }
     }
+}
+
+/* 2. Before the uid drop, so DIR need not be reachable by the new user. */
+static void change_directory(const char *chdir_to)
+{
     if (chdir_to != NULL && chdir(chdir_to) != 0) {
         fail("--chdir %s: %s", chdir_to, strerror(errno));
     }
-    /* The grader usually starts it as a session leader already; setsid() would then fail. */
+}
+
+/* 3. The grader usually starts it as a session leader already; setsid() would then fail. */
+static void start_session(int new_session)
+{
     if (new_session && getsid(0) != getpid() && setsid() < 0) {
         fail("--setsid: %s", strerror(errno));
     }
-    if (uid >= 0) {
-        if (setgroups(0, NULL) != 0) {
-            fail("setgroups: %s (dropping to another user needs root)", strerror(errno));
-        }
-        if (setgid((gid_t)gid) != 0) {
-            fail("setgid %lld: %s", gid, strerror(errno));
-        }
-        if (setuid((uid_t)uid) != 0) {
-            fail("setuid %lld: %s%s", uid, strerror(errno),
-                 errno == EINVAL ? " (a uid this user namespace does not map: choose another "
-                                   "KIT_SANDBOX_UID_BASE)" : "");
-        }
-        if (setuid(0) == 0 || setgid(0) == 0 || geteuid() != (uid_t)uid ||
-            getegid() != (gid_t)gid) {
-            fail("root's ids could be taken back after dropping to %lld:%lld", uid, gid);
-        }
+}
+
+/* 4. Groups, then gid, then uid (setgid needs the privilege setuid gives up); then proof that
+ * root's ids cannot be taken back. */
+static void drop_to_user(long long uid, long long gid)
+{
+    if (uid < 0) {
+        return;
     }
+    if (setgroups(0, NULL) != 0) {
+        fail("setgroups: %s (dropping to another user needs root)", strerror(errno));
+    }
+    if (setgid((gid_t)gid) != 0) {
+        fail("setgid %lld: %s", gid, strerror(errno));
+    }
+    if (setuid((uid_t)uid) != 0) {
+        fail("setuid %lld: %s%s", uid, strerror(errno),
+             errno == EINVAL ? " (a uid this user namespace does not map: choose another "
+                               "KIT_SANDBOX_UID_BASE)" : "");
+    }
+    if (setuid(0) == 0 || setgid(0) == 0 || geteuid() != (uid_t)uid || getegid() != (gid_t)gid) {
+        fail("root's ids could be taken back after dropping to %lld:%lld", uid, gid);
+    }
+}
+
+/* 5. */
+static void forbid_new_privileges(int no_new_privs)
+{
     if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         fail("--no-new-privs: %s", strerror(errno));
     }
-    for (size_t k = 0; k < keep_count; k++) {
-        const char *value = getenv(keep[k].name);
-        keep[k].value = value == NULL ? NULL : strdup(value);
-        if (value != NULL && keep[k].value == NULL) {
-            fail("--keep-env %s: out of memory", keep[k].name);
+}
+
+/* 6. The kept values are copied before --clearenv empties the environment they live in. */
+static void set_environment(struct options *o)
+{
+    for (size_t k = 0; k < o->keep_count; k++) {
+        const char *value = getenv(o->keep[k].name);
+        o->keep[k].value = value == NULL ? NULL : strdup(value);
+        if (value != NULL && o->keep[k].value == NULL) {
+            fail("--keep-env %s: out of memory", o->keep[k].name);
         }
     }
-    if (clear_env && clearenv() != 0) {
+    if (o->clear_env && clearenv() != 0) {
         fail("--clearenv failed");
     }
-    for (size_t k = 0; k < keep_count; k++) {
-        if (keep[k].value != NULL && setenv(keep[k].name, keep[k].value, 1) != 0) {
-            fail("--keep-env %s: %s", keep[k].name, strerror(errno));
+    for (size_t k = 0; k < o->keep_count; k++) {
+        if (o->keep[k].value != NULL && setenv(o->keep[k].name, o->keep[k].value, 1) != 0) {
+            fail("--keep-env %s: %s", o->keep[k].name, strerror(errno));
         }
     }
-    for (size_t k = 0; k < set_count; k++) {
-        if (setenv(set[k].name, set[k].value, 1) != 0) {
-            fail("--setenv %s: %s", set[k].name, strerror(errno));
+    for (size_t k = 0; k < o->set_count; k++) {
+        if (setenv(o->set[k].name, o->set[k].value, 1) != 0) {
+            fail("--setenv %s: %s", o->set[k].name, strerror(errno));
         }
     }
-    if (profile == NULL) {
-        execvp(program[0], program);
-        fail("%s: %s", program[0], strerror(errno));
-    }
+}
+
+/* 7 and 8. The path is looked up before the filter goes in, and execve is given the secret
+ * copy of it: the only path the run profile lets execve take (see the comment at the top). */
+static void exec_under_seccomp(const char *profile, char **program)
+{
     char *found = find_program(program[0]);
     if (found == NULL) {
         fail("%s: %s", program[0], strerror(errno));
@@ -520,5 +594,37 @@ int main(int argc, char **argv)
     }
     execve(secret, program, environ);
     fail("%s: %s", found, strerror(errno));
+}
+
+/* 8 alone, without --seccomp. */
+static void exec_program(const struct options *o)
+{
+    if (o->profile == NULL) {
+        execvp(o->program[0], o->program);
+        fail("%s: %s", o->program[0], strerror(errno));
+    }
+    exec_under_seccomp(o->profile, o->program);
+}
+
+int main(int argc, char **argv)
+{
+    struct options options = {
+        .limits = {{"--cpu", RLIMIT_CPU, 0, 0},
+                   {"--as", RLIMIT_AS, 0, 0},
+                   {"--data", RLIMIT_DATA, 0, 0},
+                   {"--fsize", RLIMIT_FSIZE, 0, 0},
+                   {"--nproc", RLIMIT_NPROC, 0, 0},
+                   {"--nofile", RLIMIT_NOFILE, 0, 0}},
+        .uid = -1,
+        .gid = -1,
+    };
+    parse_options(&options, argc, argv);
+    set_limits(&options);
+    change_directory(options.chdir_to);
+    start_session(options.new_session);
+    drop_to_user(options.uid, options.gid);
+    forbid_new_privileges(options.no_new_privs);
+    set_environment(&options);
+    exec_program(&options);
     return EXIT_SANDBOX;
 }
