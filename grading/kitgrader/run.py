@@ -194,9 +194,10 @@ def _start_process(result, cwd, env, read_fd, write_fd):
             start_new_session=True,
         )
     except OSError as err:
-        for fd in (read_fd, write_fd):
-            if fd is not None:
-                os.close(fd)
+        # Only the read end here: the write end is closed once, below. Closing it twice could
+        # close a descriptor another test's thread has opened since under the same number.
+        if read_fd is not None:
+            os.close(read_fd)
         result.start_error = f"{result.argv[0]}: {err.strerror}"
         return None
     finally:

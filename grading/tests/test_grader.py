@@ -956,6 +956,14 @@ class ProcessRunner(unittest.TestCase):
         self.assertLess(len(result.output), run.KEEP_BYTES + 200)
         self.assertGreater(result.output_bytes, 1 << 20)
 
+    def test_a_program_that_cannot_start_with_a_channel_closes_each_descriptor_once(self):
+        # A second close of the channel's write end would close whatever descriptor another
+        # test's thread opened since under that number; here, a file opened just after.
+        before = set(os.listdir("/proc/self/fd"))
+        result = run.run_limited(["/nonexistent/program"], time_limit=5, channel=True)
+        self.assertIn("/nonexistent/program", result.start_error)
+        self.assertEqual(set(os.listdir("/proc/self/fd")), before)
+
     def classify(self, script, test_id="s/t"):
         test = run.TestInfo(*test_id.split("/"))
         result = run.run_limited(["sh", "-c", script], time_limit=10, channel=True)
