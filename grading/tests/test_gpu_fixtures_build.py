@@ -231,16 +231,8 @@ class Changes(unittest.TestCase):
         self.assertEqual(proc.stdout, "")
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    if not (BUILD / "grading.env").is_file():
-        print(f"test_gpu_fixtures_build: {BUILD}/grading.env is missing: run make first",
-              file=sys.stderr)
-        return 2
-    print("test_gpu_fixtures_build: the grader's GPU fixtures, written and compiled", flush=True)
-    return testkit.run_and_count("test_gpu_fixtures_build", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main(
+        'test_gpu_fixtures_build',
+        "the grader's GPU fixtures, written and compiled",
+        globals(), needs=['grading.env']))

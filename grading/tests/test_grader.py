@@ -1440,15 +1440,6 @@ class RealKitBuilds(unittest.TestCase):
             self.assertNotIn("linking the reference failed", text)
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    if not (BUILD / "grading.env").exists():
-        print(f"check-grader: {BUILD}/grading.env is missing: run make first", file=sys.stderr)
-        return 2
-    print("check-grader: the grader's own tests (fixture kit, no GPU needed)", flush=True)
-    return testkit.run_and_count("check-grader", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main('check-grader', "the grader's own tests (fixture kit, no GPU needed)",
+                          globals(), needs=['grading.env']))

@@ -594,13 +594,8 @@ class Gradebook(unittest.TestCase):
                          ["grade.log", "gradebook.csv", "results.json"])
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    print("check-hardening: limits on what the grader derives, what it shows (no GPU needed)",
-          flush=True)
-    return testkit.run_and_count("check-hardening", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main(
+        'check-hardening',
+        'limits on what the grader derives, what it shows (no GPU needed)',
+        globals()))

@@ -611,13 +611,8 @@ class ClassFolder(unittest.TestCase):
             SubmissionResult(name="bob", path="/")))
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    print("check-intake: what the grader takes from a submission and a class (no GPU needed)",
-          flush=True)
-    return testkit.run_and_count("check-intake", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main(
+        'check-intake',
+        'what the grader takes from a submission and a class (no GPU needed)',
+        globals()))

@@ -668,16 +668,9 @@ class FailClosed(unittest.TestCase):
         self.assertEqual((kit_root / "labs").stat().st_mode & 0o777, 0o755)
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    if not os.access(launcher(), os.X_OK) or not (BUILD / "grading.env").exists():
-        print(f"test_policy: {BUILD} is not built: run make first", file=sys.stderr)
-        return 2
-    print("test_policy: the policy the kernel enforces (seccomp, a uid per slot, the GPU's "
-          "device file, fail closed)", flush=True)
-    return testkit.run_and_count("test_policy", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main(
+        'test_policy',
+        "the policy the kernel enforces (seccomp, a uid per slot, the GPU's device file, "
+        "fail closed)",
+        globals(), needs=['tools/sandbox_exec', 'grading.env']))

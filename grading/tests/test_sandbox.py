@@ -353,15 +353,6 @@ def cmdlines_of_uid(uid):
     return found
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    if not os.access(launcher(), os.X_OK):
-        print(f"test_sandbox: {launcher()} is missing: run make first", file=sys.stderr)
-        return 2
-    print("test_sandbox: the grader's sandbox", flush=True)
-    return testkit.run_and_count("test_sandbox", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main('test_sandbox', "the grader's sandbox",
+                        globals(), needs=['tools/sandbox_exec']))

@@ -264,13 +264,8 @@ class OnACluster(unittest.TestCase):
         self.assertFalse(list(out.glob("**/.*.tmp")))  # every write was whole
 
 
-def main():
-    global BUILD
-    BUILD, rest = testkit.build_folder()
-    print("check-slurm: class grading through a one-node Slurm cluster (no GPU needed)",
-          flush=True)
-    return testkit.run_and_count("check-slurm", rest)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(testkit.main(
+        'check-slurm',
+        'class grading through a one-node Slurm cluster (no GPU needed)',
+        globals()))

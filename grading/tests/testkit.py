@@ -60,3 +60,17 @@ def run_and_count(label, rest):
     print(f"{label}: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
           f"failed, {len(result.skipped)} skipped")
     return 0 if result.wasSuccessful() else 1
+
+
+def main(label, about, module, needs=()):
+    """What each grader test script's main() does: reads --build into the script's BUILD
+    (module: its globals()), stops with exit 2 when a part it needs (a path in the build
+    folder) is not built, says what it tests, runs its tests and counts them."""
+    build, rest = build_folder()
+    module["BUILD"] = build
+    for part in needs:
+        if not os.access(build / part, os.R_OK):
+            print(f"{label}: {build / part} is missing: run make first", file=sys.stderr)
+            return 2
+    print(f"{label}: {about}", flush=True)
+    return run_and_count(label, rest)
