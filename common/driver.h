@@ -83,6 +83,18 @@ typedef struct {
     const size_t *bench_sizes;                /**< --bench sizes, ending with 0 */
 } kit_lab_driver;
 
+/** A device buffer a driver keeps between runs: the values its `--algo pairs` sorts carry, or
+ * the other half of a ping-pong. The untimed warm-up run allocates it, so the timed runs do
+ * not; its contents do not change the time of a sort that compares keys only. */
+typedef struct {
+    unsigned int *keys; /**< the buffer (NULL until the first kit_driver_reserve()) */
+    size_t capacity;    /**< how many keys it holds */
+} kit_driver_scratch;
+
+/** Makes @p scratch hold at least @p n keys (zeroed when it grows); returns the CUDA error of
+ * a failed allocation. */
+cudaError_t kit_driver_reserve(kit_driver_scratch *scratch, size_t n);
+
 /** Parses the command line, runs, prints, and returns the exit code. */
 int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab);
 

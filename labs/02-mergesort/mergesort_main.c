@@ -18,27 +18,12 @@ int mergesort_streams_main(int argc, char **argv);
 /* Scratch buffers kept between runs (allocated by the untimed warm-up run): the values of
  * `--algo pairs`, and the other half of the ping-pong of `--algo thread` and `--algo path`.
  * Their contents do not change the time: merge sort compares keys only. */
-static unsigned int *scratch_values, *scratch_keys;
-static size_t scratch_values_capacity, scratch_keys_capacity;
-
-/* Makes *buffer hold at least n keys (zeroed when it grows). */
-static cudaError_t reserve(unsigned int **buffer, size_t *capacity, size_t n)
-{
-    if (n > *capacity) {
-        CUDA_TRY(cudaFree(*buffer));
-        *buffer = NULL;
-        *capacity = 0;
-        CUDA_TRY(cudaMalloc((void **)buffer, n * sizeof **buffer));
-        CUDA_TRY(cudaMemset(*buffer, 0, n * sizeof **buffer));
-        *capacity = n;
-    }
-    return cudaSuccess;
-}
+static kit_driver_scratch scratch_values, scratch_keys;
 
 static cudaError_t sort_pairs(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(reserve(&scratch_values, &scratch_values_capacity, n));
-    return mergesort_sort_pairs(d_keys, n ? scratch_values : NULL, n);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return mergesort_sort_pairs(d_keys, n ? scratch_values.keys : NULL, n);
 }
 
 static cudaError_t sort_keys(unsigned int *d_keys, size_t n)
@@ -54,8 +39,8 @@ static cudaError_t sort_keys_reg(unsigned int *d_keys, size_t n)
 
 static cudaError_t sort_pairs_reg(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(reserve(&scratch_values, &scratch_values_capacity, n));
-    return mergesort_sort_pairs_reg(d_keys, n ? scratch_values : NULL, n);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return mergesort_sort_pairs_reg(d_keys, n ? scratch_values.keys : NULL, n);
 }
 
 /* A tier's pass, as the API gives it. */
@@ -66,8 +51,8 @@ typedef cudaError_t (*pass_fn)(const unsigned int *, const unsigned int *, unsig
  * scratch buffer, the result copied back when it ends in the scratch buffer. */
 static cudaError_t sort_by_passes(unsigned int *d_keys, size_t n, pass_fn pass)
 {
-    CUDA_TRY(reserve(&scratch_keys, &scratch_keys_capacity, n));
-    unsigned int *src = d_keys, *dst = scratch_keys;
+    CUDA_TRY(kit_driver_reserve(&scratch_keys, n));
+    unsigned int *src = d_keys, *dst = scratch_keys.keys;
     for (size_t width = 1; width < n; width *= 2) {
         CUDA_TRY(pass(src, NULL, dst, NULL, n, width));
         unsigned int *t = src;

@@ -10,27 +10,12 @@
 /* The driver sorts keys; `--algo pairs` (and multistride-pairs) gives each key a value to
  * carry, from a scratch buffer kept between runs (allocated by the untimed warm-up run). Their
  * contents do not change the time: bitonic sort compares keys only. */
-static unsigned int *scratch_values;
-static size_t scratch_capacity;
-
-/* Makes the scratch values hold at least n (zeros). */
-static cudaError_t scratch_for(size_t n)
-{
-    if (n > scratch_capacity) {
-        CUDA_TRY(cudaFree(scratch_values));
-        scratch_values = NULL;
-        scratch_capacity = 0;
-        CUDA_TRY(cudaMalloc((void **)&scratch_values, n * sizeof *scratch_values));
-        CUDA_TRY(cudaMemset(scratch_values, 0, n * sizeof *scratch_values));
-        scratch_capacity = n;
-    }
-    return cudaSuccess;
-}
+static kit_driver_scratch scratch_values;
 
 static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(scratch_for(n));
-    return bitonic_sort_pairs(d_keys, n ? scratch_values : NULL, n, 0);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return bitonic_sort_pairs(d_keys, n ? scratch_values.keys : NULL, n, 0);
 }
 
 static cudaError_t sort_keys_ascending(unsigned int *d_keys, size_t n)
@@ -41,8 +26,8 @@ static cudaError_t sort_keys_ascending(unsigned int *d_keys, size_t n)
 /* The bonus (TODO 3.5): the same two sorts with multistride passes. */
 static cudaError_t multistride_pairs_ascending(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(scratch_for(n));
-    return bitonic_sort_multistride_pairs(d_keys, n ? scratch_values : NULL, n, 0);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return bitonic_sort_multistride_pairs(d_keys, n ? scratch_values.keys : NULL, n, 0);
 }
 
 static cudaError_t multistride_keys_ascending(unsigned int *d_keys, size_t n)

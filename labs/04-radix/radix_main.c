@@ -22,27 +22,12 @@
 
 /* `--algo pairs` gives each key a value to carry, from a scratch buffer kept between runs
  * (allocated by the untimed warm-up run). */
-static unsigned int *scratch_values;
-static size_t scratch_capacity;
-
-/* Makes the scratch values hold at least n (zeros). */
-static cudaError_t scratch_for(size_t n)
-{
-    if (n > scratch_capacity) {
-        CUDA_TRY(cudaFree(scratch_values));
-        scratch_values = NULL;
-        scratch_capacity = 0;
-        CUDA_TRY(cudaMalloc((void **)&scratch_values, n * sizeof *scratch_values));
-        CUDA_TRY(cudaMemset(scratch_values, 0, n * sizeof *scratch_values));
-        scratch_capacity = n;
-    }
-    return cudaSuccess;
-}
+static kit_driver_scratch scratch_values;
 
 static cudaError_t sort_pairs_ascending(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(scratch_for(n));
-    return radix_sort_pairs(d_keys, n ? scratch_values : NULL, n, 0);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return radix_sort_pairs(d_keys, n ? scratch_values.keys : NULL, n, 0);
 }
 
 static cudaError_t sort_keys_ascending(unsigned int *d_keys, size_t n)
@@ -68,8 +53,8 @@ static cudaError_t sort_onesweep_keys(unsigned int *d_keys, size_t n)
 /* Onesweep pairs: the values from the same scratch buffer as --algo pairs. */
 static cudaError_t sort_onesweep_pairs(unsigned int *d_keys, size_t n)
 {
-    CUDA_TRY(scratch_for(n));
-    return radix_sort_onesweep_pairs(d_keys, n ? scratch_values : NULL, n);
+    CUDA_TRY(kit_driver_reserve(&scratch_values, n));
+    return radix_sort_onesweep_pairs(d_keys, n ? scratch_values.keys : NULL, n);
 }
 
 static cudaError_t sort_by_splits(unsigned int *d_keys, size_t n)
