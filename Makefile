@@ -69,7 +69,8 @@ TOOLS := $(BUILD)/tools/skeleton $(BUILD)/tools/gpu_probe $(BUILD)/tools/sandbox
 
 .PHONY: all help deps check check-host check-skeletons check-gpu check-grader check-slurm \
         skeletons grade \
-        docs clean gpu-check bench-report handout gradescope check-handout check-gradescope FORCE
+        docs clean gpu-check bench-report handout gradescope check-handout check-gradescope FORCE \
+        emulate check-emulate bench-emulate
 .DEFAULT_GOAL := all
 
 help:
@@ -351,6 +352,7 @@ check-gradescope:
 	$(MAKE) --no-print-directory gradescope && python3 tools/gradescope/check_autograder.py $(BUILD)
 
 -include docs/docs.mk
+-include emulation/emulation.mk
 
 clean:
 	rm -rf $(BUILD)
