@@ -185,7 +185,14 @@ KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
     T old = *address;
     T updated = op(old);
     *address = updated;
-    atomic_done(memcmp(&old, &updated, sizeof old) != 0, file, line);
+    /* Bytes, not ==: a float that stays NaN has changed nothing either. */
+    const unsigned char *a = reinterpret_cast<const unsigned char *>(&old);
+    const unsigned char *b = reinterpret_cast<const unsigned char *>(&updated);
+    bool changed = false;
+    for (size_t i = 0; i < sizeof old; i++) {
+        changed |= a[i] != b[i];
+    }
+    atomic_done(changed, file, line);
     return old;
 }
 

@@ -209,6 +209,25 @@ static cudaError_t fill(void *p, int value, size_t count, const char *call)
     return cudaSuccess;
 }
 
+std::vector<device_copy> device_snapshot()
+{
+    std::vector<device_copy> copies;
+    for (auto &a : allocations) {
+        char *start = const_cast<char *>(a.first);
+        copies.push_back(device_copy{start, std::vector<unsigned char>(start, start + a.second)});
+    }
+    return copies;
+}
+
+void device_restore(const std::vector<device_copy> &copies)
+{
+    for (const device_copy &c : copies) {
+        if (allocations.count(c.start) && allocations[c.start] == c.bytes.size()) {
+            memcpy(c.start, c.bytes.data(), c.bytes.size());
+        }
+    }
+}
+
 /* ---- streams and events ------------------------------------------------------------------------------ */
 
 struct stream_record {

@@ -113,6 +113,10 @@ static void to_main(fiber_ctx *f, bool for_good)
 {
     __sanitizer_start_switch_fiber(for_good ? NULL : &f->asan_fake_stack, main_bottom, main_size);
 }
+void fiber_escaping()
+{
+    __sanitizer_start_switch_fiber(NULL, main_bottom, main_size);
+}
 void fiber_escaped()
 {
     __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
@@ -122,6 +126,7 @@ static void to_fiber(fiber_ctx *) {}
 static void back_in_main() {}
 static void in_fiber(fiber_ctx *) {}
 static void to_main(fiber_ctx *, bool) {}
+void fiber_escaping() {}
 void fiber_escaped() {}
 #endif
 

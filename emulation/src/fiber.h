@@ -66,8 +66,10 @@ void fiber_yield(fiber_ctx *f);
  * signal stack, before every call: most of the time of a launch of short threads.) */
 void fiber_exit(fiber_ctx *f);
 
-/** After the scheduler got control back other than through fiber_yield (a signal handler
- * jumped out of a fiber): tells AddressSanitizer that the main stack runs again. */
+/** A signal handler is about to jump out of the running fiber, back to the scheduler's stack
+ * (fiber_escaping, in the handler), and has (fiber_escaped, after the jump): what
+ * AddressSanitizer must be told; the fiber is never resumed. */
+void fiber_escaping();
 void fiber_escaped();
 
 /** "boost.context (fcontext)" or "ucontext". */

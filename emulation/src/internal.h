@@ -6,6 +6,8 @@
 #define KIT_EMU_RUNTIME 1
 #include "cuda_runtime.h"
 
+#include <vector>
+
 #if defined(__SANITIZE_ADDRESS__)
 #define KIT_EMU_ASAN 1
 #elif defined(__has_feature)
@@ -24,6 +26,7 @@ enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 /** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT. */
 struct settings_t {
     order_kind order;
+    bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
     unsigned long long seed;
     double timeout_s;
     unsigned long spin_rounds;
@@ -56,6 +59,14 @@ void set_last_error(cudaError_t err);
 bool stream_valid(cudaStream_t stream);
 
 long long clock64_now();
+
+/* A copy of every device allocation (api.cpp): what a launch in compare mode starts from. */
+struct device_copy {
+    char *start;
+    std::vector<unsigned char> bytes;
+};
+std::vector<device_copy> device_snapshot();
+void device_restore(const std::vector<device_copy> &copies);
 
 } // namespace kit_emu
 

@@ -14,7 +14,9 @@
  */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <setjmp.h>
+#include <ucontext.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +34,10 @@
 
 #include "fiber.h"
 
+#if KIT_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace kit_emu {
 
 thread_state *current_thread = NULL;
@@ -48,6 +54,7 @@ static void read_settings()
     }
     done = true;
     settings.order = ORDER_FORWARD;
+    settings.compare = false;
     settings.seed = 1;
     settings.timeout_s = 20;
     settings.spin_rounds = 20000;
@@ -57,14 +64,16 @@ static void read_settings()
             settings.order = ORDER_FORWARD;
         } else if (strcmp(order, "reverse") == 0) {
             settings.order = ORDER_REVERSE;
+        } else if (strcmp(order, "compare") == 0) {
+            settings.compare = true;
         } else if (strncmp(order, "random", 6) == 0 && (order[6] == '\0' || order[6] == ':')) {
             settings.order = ORDER_RANDOM;
             if (order[6] == ':') {
                 settings.seed = strtoull(order + 7, NULL, 10);
             }
         } else {
-            fprintf(stderr, "emulation: KIT_EMU_ORDER=%s: want forward, reverse or random[:SEED]\n",
-                    order);
+            fprintf(stderr, "emulation: KIT_EMU_ORDER=%s: want forward, reverse, random[:SEED] "
+                    "or compare\n", order);
             exit(2);
         }
     }
@@ -186,12 +195,15 @@ struct launch_state {
     unsigned long long number;
     cudaError_t error;
     unsigned long long progress;
+    unsigned long long atomic_writes; /* atomics that changed memory */
     fiber *running;
     /* A signal handler's way back to the scheduler (run_fiber). */
     sigjmp_buf escape;
     volatile sig_atomic_t escape_armed;
     volatile sig_atomic_t escape_reason;
     void *fault_address;
+    void *fault_pcs[16]; /* where the fiber was when the signal came, and its callers */
+    int fault_depth;
 };
 
 static launch_state *active = NULL;
@@ -243,7 +255,8 @@ static void report(const launch_state *l, const char *format, ...)
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
     fprintf(stderr, "emulation: kernel %s:\n  %s\n  (thread order %s; KIT_EMU_ORDER=%s repeats it)\n",
-            describe_launch(l).c_str(), message, order_name(), order_name());
+            describe_launch(l).c_str(), message, order_name(),
+            settings.compare ? "compare" : order_name());
     fflush(stderr);
 }
 
@@ -465,6 +478,7 @@ void atomic_done(bool changed, const char *file, int line)
     if (changed) {
         if (active) {
             active->progress++;
+            active->atomic_writes++;
         }
         return;
     }
@@ -484,10 +498,35 @@ long long clock64_now()
 
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
-    (void)context;
     if (active && active->running && active->escape_armed) {
         active->escape_reason = sig == SIGALRM ? ESCAPE_TIMEOUT : ESCAPE_SEGV;
         active->fault_address = info ? info->si_addr : NULL;
+        active->fault_depth = 0;
+#if defined(__x86_64__)
+        /* The code address, then the callers' return addresses along the frame pointers (the
+         * emulation's builds keep them), as long as they stay on the fiber's stack. */
+        if (context) {
+            const greg_t *regs = ((ucontext_t *)context)->uc_mcontext.gregs;
+            const char *low = active->running->ctx.stack.base;
+            const char *high = low + active->running->ctx.stack.size;
+            active->fault_pcs[active->fault_depth++] = (void *)regs[REG_RIP];
+            const uintptr_t *frame = (const uintptr_t *)regs[REG_RBP];
+            while (active->fault_depth < 16 && (const char *)frame >= low &&
+                   (const char *)(frame + 2) <= high && frame[1] != 0) {
+                active->fault_pcs[active->fault_depth++] = (void *)(frame[1] - 1);
+                if ((const uintptr_t *)frame[0] <= frame) {
+                    break;
+                }
+                frame = (const uintptr_t *)frame[0];
+            }
+        }
+#elif defined(__aarch64__)
+        if (context) {
+            active->fault_pcs[active->fault_depth++] =
+                (void *)((ucontext_t *)context)->uc_mcontext.pc;
+        }
+#endif
+        fiber_escaping();
         siglongjmp(active->escape, 1);
     }
     if (sig == SIGALRM) {
@@ -499,6 +538,18 @@ static void on_signal(int sig, siginfo_t *info, void *context)
     raise(sig);
 }
 
+#if KIT_EMU_ASAN
+/* AddressSanitizer stops the program at an invalid access, after its report (with the line):
+ * this adds which GPU thread it was. */
+static void on_asan_death()
+{
+    if (active && active->running) {
+        report(active, "%s made the invalid memory access that AddressSanitizer reports above",
+               thread_name(active->running).c_str());
+    }
+}
+#endif
+
 static void install_signals()
 {
     static bool done = false;
@@ -506,6 +557,9 @@ static void install_signals()
         return;
     }
     done = true;
+#if KIT_EMU_ASAN
+    __asan_set_death_callback(on_asan_death);
+#endif
     /* The handlers run on a stack of their own: a fiber that overflowed its stack has none. */
     static char alternate[64 * 1024];
     stack_t ss;
@@ -534,6 +588,76 @@ static void watchdog(double seconds)
     t.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
     watchdog_fired = 0;
     setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* " at file:line (in function)": the first place in the student's or the kit's code (not the
+ * emulation's, not the C++ library's) among @p pcs, a code address and its callers, found with
+ * addr2line when it is here; else " at 0xADDRESS". Only on the way to reporting a fault. */
+static std::string code_place(void *const *pcs, int depth)
+{
+    char text[1200];
+    snprintf(text, sizeof text, " at %p", depth > 0 ? pcs[0] : NULL);
+    Dl_info self;
+    char exe[1024];
+    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (depth == 0 || !dladdr((void *)&code_place, &self) || length <= 0 ||
+        memchr(exe, '\'', (size_t)length) != NULL) {
+        return text;
+    }
+    exe[length] = '\0';
+    std::string command = "addr2line -a -f -C -i -e '" + std::string(exe) + "'";
+    int asked = 0;
+    for (int i = 0; i < depth; i++) {
+        Dl_info info;
+        if (dladdr(pcs[i], &info) && info.dli_fbase == self.dli_fbase) { /* the program's */
+            char offset[32];
+            snprintf(offset, sizeof offset, " 0x%lx",
+                     (unsigned long)((char *)pcs[i] - (char *)self.dli_fbase));
+            command += offset;
+            asked++;
+        }
+    }
+    if (!asked) {
+        return text;
+    }
+    FILE *p = popen((command + " 2>/dev/null").c_str(), "r");
+    if (!p) {
+        return text;
+    }
+    char cwd[512];
+    size_t cwd_length = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    char line[1024], function[1024] = "";
+    bool found = false, function_next = false;
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "0x", 2) == 0) { /* a new address: its function comes next */
+            function_next = true;
+            continue;
+        }
+        if (function_next) {
+            snprintf(function, sizeof function, "%s", line);
+            function_next = false;
+            continue;
+        }
+        function_next = true; /* a place; an inlined caller's function may follow */
+        char *extra = strstr(line, " (discriminator");
+        if (extra) {
+            *extra = '\0';
+        }
+        if (found || strncmp(line, "??", 2) == 0 || strncmp(line, "/usr/", 5) == 0 ||
+            strncmp(line, "./", 2) == 0 || strstr(line, "/emulation/") ||
+            strncmp(line, "emulation/", 10) == 0) {
+            continue;
+        }
+        const char *shown = line;
+        if (cwd_length && strncmp(line, cwd, cwd_length) == 0 && line[cwd_length] == '/') {
+            shown = line + cwd_length + 1; /* as the compiler named it */
+        }
+        snprintf(text, sizeof text, " at %s (in %s)", shown, function);
+        found = true;
+    }
+    pclose(p);
+    return text;
 }
 
 /* ---- running fibers ----------------------------------------------------------------------------------- */
@@ -570,19 +694,19 @@ static bool run_fiber(fiber *f)
         fiber_escaped();
         current_thread = NULL;
         active->running = NULL;
+        std::string place = code_place(active->fault_pcs, active->fault_depth);
         if (active->escape_reason == ESCAPE_TIMEOUT) {
             report(active,
-                   "%s ran for %g s without finishing: a loop that never ends (a spin-wait on a "
-                   "flag no other thread can set?); the emulation stops a kernel after "
-                   "KIT_EMU_TIMEOUT=%g s",
-                   thread_name(f).c_str(), settings.timeout_s, settings.timeout_s);
+                   "the kernel ran for more than KIT_EMU_TIMEOUT=%g s; %s was running%s and "
+                   "had not waited since (at a barrier, or polling with __nanosleep or an atomic "
+                   "that changes nothing): a loop that never ends?",
+                   settings.timeout_s, thread_name(f).c_str(), place.c_str());
             active->error = cudaErrorLaunchTimeout;
         } else {
             char *a = (char *)active->fault_address;
             bool guard = a && a < f->ctx.stack.base && a >= f->ctx.stack.base - 65536;
-            report(active, "%s made an invalid memory access at address %p%s (build with "
-                           "AddressSanitizer, the default of make emulate, for the line)",
-                   thread_name(f).c_str(), active->fault_address,
+            report(active, "%s made an invalid memory access to address %p%s%s", 
+                   thread_name(f).c_str(), active->fault_address, place.c_str(),
                    guard ? ": below its stack, a stack overflow (a large local array, or "
                            "endless recursion?)"
                          : "");
@@ -818,6 +942,98 @@ static void block_end(block *b)
     b->dynamic = NULL;
 }
 
+/* Runs every block of the launch @p l in the order of the settings. */
+static void run_grid(launch_state &l, unsigned long long blocks)
+{
+    rng order_rng(settings.seed * 0x100000001b3ull + l.number);
+    watchdog(settings.timeout_s);
+    if (l.cooperative) {
+        std::vector<std::unique_ptr<block>> owned;
+        std::vector<block *> set;
+        for (unsigned long long i = 0; i < blocks; i++) {
+            owned.emplace_back(new block());
+            block_start(owned.back().get(), &l, i);
+            set.push_back(owned.back().get());
+        }
+        run_blocks(set, order_rng);
+        for (block *b : set) {
+            block_end(b);
+        }
+    } else {
+        std::vector<unsigned long long> block_order(blocks);
+        for (unsigned long long i = 0; i < blocks; i++) {
+            block_order[i] = i;
+        }
+        if (settings.order == ORDER_REVERSE) {
+            std::reverse(block_order.begin(), block_order.end());
+        } else if (settings.order == ORDER_RANDOM) {
+            order_rng.shuffle(block_order);
+        }
+        static block one; /* reused: its fibers' storage stays allocated */
+        std::vector<block *> set{&one};
+        for (unsigned long long i : block_order) {
+            block_start(&one, &l, i);
+            bool ok = run_blocks(set, order_rng);
+            block_end(&one);
+            if (!ok) {
+                break;
+            }
+        }
+    }
+    watchdog(0);
+}
+
+/* KIT_EMU_ORDER=compare: runs the launch in each thread order from the same device memory and
+ * compares what each leaves there; a difference is a race, reported with the first word that
+ * differs. A launch whose atomics changed memory may differ legitimately (who came first), so
+ * its orders are not compared. The result kept is the last order's. */
+static void run_in_every_order(launch_state &l, unsigned long long blocks)
+{
+    static const order_kind orders[] = {ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM};
+    std::vector<device_copy> before = device_snapshot(), first;
+    for (int i = 0; i < 3 && l.error == cudaSuccess; i++) {
+        if (i > 0) {
+            device_restore(before);
+        }
+        settings.order = orders[i];
+        l.atomic_writes = 0;
+        run_grid(l, blocks);
+        if (l.error != cudaSuccess || l.atomic_writes > 0) {
+            break;
+        }
+        std::vector<device_copy> after = device_snapshot();
+        if (i == 0) {
+            first = std::move(after);
+            continue;
+        }
+        for (size_t a = 0; a < after.size() && a < first.size(); a++) {
+            const std::vector<unsigned char> &x = first[a].bytes, &y = after[a].bytes;
+            size_t size = x.size() < y.size() ? x.size() : y.size(), at = 0;
+            while (at < size && x[at] == y[at]) {
+                at++;
+            }
+            if (at == size) {
+                continue;
+            }
+            size_t word = at / 4;
+            unsigned wx = 0, wy = 0;
+            memcpy(&wx, &x[word * 4], size - word * 4 < 4 ? size - word * 4 : 4);
+            memcpy(&wy, &y[word * 4], size - word * 4 < 4 ? size - word * 4 : 4);
+            settings.order = ORDER_FORWARD;
+            report(&l,
+                   "race: the kernel leaves different results in thread orders forward and %s: "
+                   "4-byte word %zu of the %zu-byte allocation at %p is %u (0x%08x) after one and "
+                   "%u (0x%08x) after the other. Threads read what other threads write (or write "
+                   "the same place) with no __syncthreads() between, or blocks share data",
+                   i == 1 ? "reverse" : "random", word, x.size(), (void *)first[a].start, wx, wx,
+                   wy, wy);
+            l.error = cudaErrorLaunchFailure;
+            break;
+        }
+    }
+    settings.order = ORDER_FORWARD;
+}
+
 /* ---- launches ----------------------------------------------------------------------------------------- */
 
 static cudaError_t check_config(const launch_state &l)
@@ -877,10 +1093,12 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke,
     l.number = ++launch_count;
     l.error = cudaSuccess;
     l.progress = 0;
+    l.atomic_writes = 0;
     l.running = NULL;
     l.escape_armed = 0;
     l.escape_reason = ESCAPE_NONE;
     l.fault_address = NULL;
+    l.fault_depth = 0;
     cudaError_t err = check_config(l);
     if (err != cudaSuccess) {
         fprintf(stderr, "emulation: kernel %s: %s\n", describe_launch(&l).c_str(),
@@ -898,42 +1116,11 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke,
         return cudaErrorCooperativeLaunchTooLarge;
     }
     active = &l;
-    rng order_rng(settings.seed * 0x100000001b3ull + l.number);
-    watchdog(settings.timeout_s);
-    if (cooperative) {
-        std::vector<std::unique_ptr<block>> owned;
-        std::vector<block *> set;
-        for (unsigned long long i = 0; i < blocks; i++) {
-            owned.emplace_back(new block());
-            block_start(owned.back().get(), &l, i);
-            set.push_back(owned.back().get());
-        }
-        run_blocks(set, order_rng);
-        for (block *b : set) {
-            block_end(b);
-        }
+    if (settings.compare) {
+        run_in_every_order(l, blocks);
     } else {
-        std::vector<unsigned long long> block_order(blocks);
-        for (unsigned long long i = 0; i < blocks; i++) {
-            block_order[i] = i;
-        }
-        if (settings.order == ORDER_REVERSE) {
-            std::reverse(block_order.begin(), block_order.end());
-        } else if (settings.order == ORDER_RANDOM) {
-            order_rng.shuffle(block_order);
-        }
-        static block one; /* reused: its fibers' storage stays allocated */
-        std::vector<block *> set{&one};
-        for (unsigned long long i : block_order) {
-            block_start(&one, &l, i);
-            bool ok = run_blocks(set, order_rng);
-            block_end(&one);
-            if (!ok) {
-                break;
-            }
-        }
+        run_grid(l, blocks);
     }
-    watchdog(0);
     active = NULL;
     current_thread = NULL;
     if (l.error != cudaSuccess) {
