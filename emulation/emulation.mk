@@ -35,11 +35,12 @@ $(EMU_BUILD)/config.mk: emulation/configure.sh
 	@mkdir -p $(@D)
 	@bash emulation/configure.sh $(EMU_CXX) > $@.tmp && mv $@.tmp $@
 
-EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE) -fno-omit-frame-pointer)
+EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE))
 EMU_FIBER_FLAGS := $(if $(filter boost,$(EMU_FIBER)),-DKIT_EMU_FIBER_BOOST=1)
 EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests
-EMU_CFLAGS := -std=c11 -O1 -g -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
-EMU_CXXFLAGS := -std=c++17 -O1 -g -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
+# Frame pointers: the watchdog names the line a stopped kernel was at by walking them.
+EMU_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
+EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 # A .cu file, rewritten: C++, with cuda_runtime.h first, as nvcc does (which does not warn of
 # a kernel's unused parameters, as a skeleton's have).
 EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -D__CUDACC__ -include cuda_runtime.h -x c++
@@ -118,14 +119,14 @@ emulate:
 
 check-emulate:
 	@$(if $(EMU_LABS),,echo "check-emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
-	@bash emulation/check_emulation.sh $(BUILD) $(EMU_LABS)
+	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) --sanitize "$(EMU_SANITIZE)" $(EMU_LABS)
 
 bench-emulate: $(EMU_BUILD)/bench/emu_bench
 	@$(EMU_BUILD)/bench/emu_bench
 
 $(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
 	@mkdir -p $(@D)
-	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d $<
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d -I emulation/src $<
 
 $(EMU_BUILD)/bench/emu_bench: $(EMU_BUILD)/bench/src/emu_bench.cu $(EMU_RUNTIME_OBJ) \
         $(EMU_BUILD)/flags.stamp $(EMU_BUILD)/config.mk

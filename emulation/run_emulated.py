@@ -15,6 +15,7 @@ Exit status: 0 every test passed in every order, 1 one did not, 2 bad arguments.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -58,6 +59,7 @@ def interesting(stdout, stderr):
         elif not line.startswith("    "):
             failing = False
     frames = 0
+    stacks = 0
     in_report = False
     for line in stderr.splitlines():
         text = line.rstrip()
@@ -70,10 +72,21 @@ def interesting(stdout, stderr):
             in_report = False
             lines.append(text.strip("= "))
             frames = 0
-        elif text.lstrip().startswith("#") and " in " in text and frames < 6:
+        elif text.lstrip().startswith("#") and " in " in text:
+            # AddressSanitizer's first stack (the access; later ones say where the memory came
+            # from): the frames of the kit's and the student's code, not those of the C++
+            # library or of the emulation that called the kernel.
             in_report = False
-            frames += 1
-            lines.append("  " + text.strip())
+            if text.lstrip().startswith("#0 "):
+                stacks += 1
+            place = text.rsplit(" ", 1)[-1]
+            if (stacks == 1 and frames < 4 and not place.startswith("/usr/") and
+                    "emulation/" not in place):
+                frames += 1
+                lines.append("  " + text.strip())
+        elif " is located " in text:
+            in_report = False
+            lines.append(text.strip())
         else:
             in_report = False
     return lines
@@ -113,6 +126,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="seconds a test may take in one order (default 120)")
     parser.add_argument("--json", help="also write every result to this file")
+    parser.add_argument("--tests", help="run these tests (SUITE/TEST,...), marked or not, "
+                                        "instead of the [emulate] ones")
     args = parser.parse_args()
     orders = [o for o in args.orders.split(",") if o]
 
@@ -125,7 +140,7 @@ def main():
         print("== %s, emulated on the CPU (feedback only: no points, no speed; a GPU decides "
               "the grade), thread orders %s" % (binary, ", ".join(orders)))
         sys.stdout.flush()
-        for test in list_tests(binary):
+        for test in args.tests.split(",") if args.tests else list_tests(binary):
             runs = {order: run_one(binary, test, order, args.timeout) for order in orders}
             statuses = {r["status"] for r in runs.values()}
             passed = statuses == {"pass"}
@@ -139,12 +154,25 @@ def main():
                     print("    the result depends on the thread order (passes in %s, not in %s): "
                           "a race, such as threads that read what others write with no "
                           "__syncthreads() between" % (", ".join(good), ", ".join(bad)))
-                why = runs[bad[0]]["why"]
-                for line in why[:SHOWN_LINES]:
-                    print("    %s" % line)
-                if len(why) > SHOWN_LINES:
-                    print("    ... (KIT_EMU_ORDER=%s %s -t %s shows it all)" % (bad[0], binary,
-                                                                               test))
+                # What each failing order said, once for each different story (the orders
+                # often agree; compare names the racing kernel where the others show its
+                # wrong result).
+                told = set()
+                for order in bad:
+                    why = runs[order]["why"]
+                    # The same story told by another process: other numbers, same words.
+                    story = re.sub(r"0x[0-9a-f]+|\b\d+==", "",
+                                   "\n".join(l for l in why if "thread order" not in l))
+                    if story in told:
+                        continue
+                    told.add(story)
+                    if len(bad) > 1:
+                        print("    in order %s:" % order)
+                    for line in why[:SHOWN_LINES]:
+                        print("    %s" % line)
+                    if len(why) > SHOWN_LINES:
+                        print("    ... (KIT_EMU_ORDER=%s %s -t %s shows it all)"
+                              % (order, binary, test))
             sys.stdout.flush()
             results.append({"binary": binary, "test": test, "passed": passed,
                             "orders": {o: {"status": r["status"], "seconds": round(r["seconds"], 3),
@@ -155,9 +183,11 @@ def main():
         suite = (r["binary"], r["test"].split("/")[0])
         s = suites.setdefault(suite, [0, 0])
         s[0 if r["passed"] else 1] += 1
-    print("%-40s %-18s %6s %6s" % ("binary", "suite (TODO)", "passed", "failed"))
+    print("%-36s %-18s %6s %6s" % ("variant/test binary", "suite (TODO)", "passed", "failed"))
     for (binary, suite), (good, bad) in suites.items():
-        print("%-40s %-18s %6d %6d" % (os.path.relpath(binary), suite, good, bad))
+        name = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(binary))),
+                            os.path.basename(binary))
+        print("%-36s %-18s %6d %6d" % (name, suite, good, bad))
     failed = sum(1 for r in results if not r["passed"])
     print("emulated: %d passed, %d failed (each test in %d thread orders), %.1f s; no points: a "
           "GPU decides the grade" % (len(results) - failed, failed, len(orders),
