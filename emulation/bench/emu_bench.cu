@@ -21,7 +21,7 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- a bare fiber switch ----------------------------------------------------------------------- */
+/* ---- a bare fiber switch --------------------------------------------------------------------- */
 
 static kit_emu::fiber_ctx ping;
 static long switches_left;
@@ -51,7 +51,7 @@ static double fiber_switch_ns(long rounds)
     return seconds / (2.0 * rounds) * 1e9;
 }
 
-/* ---- launches ------------------------------------------------------------------------------------ */
+/* ---- launches -------------------------------------------------------------------------------- */
 
 __global__ void write_index(unsigned int *out)
 {
@@ -109,7 +109,8 @@ int main(void)
         return 1;
     }
     printf("  barrier waits:        %8.2f million / s (a thread at a __syncthreads: a switch "
-           "there and back)\n", 1024.0 * barriers / seconds / 1e6);
+           "there and back)\n",
+           1024.0 * barriers / seconds / 1e6);
     cudaFree(d_out);
     return 0;
 }

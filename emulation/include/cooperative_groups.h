@@ -10,10 +10,12 @@
 
 #include "cuda_runtime.h"
 
-namespace cooperative_groups {
+namespace cooperative_groups
+{
 
 /** The threads of a cooperative launch. */
-class grid_group {
+class grid_group
+{
   public:
     KIT_EMU_HD void sync(KIT_EMU_WHERE) const
     {
@@ -27,14 +29,17 @@ class grid_group {
     }
     KIT_EMU_HD unsigned long long thread_rank() const
     {
-        const kit_emu::thread_state &t = kit_emu::current("grid_group::thread_rank", __FILE__,
-                                                          __LINE__);
-        unsigned long long block = ((unsigned long long)t.block_idx.z * t.grid_dim.y +
-                                    t.block_idx.y) * t.grid_dim.x + t.block_idx.x;
-        unsigned long long threads = (unsigned long long)t.block_dim.x * t.block_dim.y *
-                                     t.block_dim.z;
-        return block * threads + ((unsigned long long)t.thread_idx.z * t.block_dim.y +
-                                  t.thread_idx.y) * t.block_dim.x + t.thread_idx.x;
+        const kit_emu::thread_state &t =
+            kit_emu::current("grid_group::thread_rank", __FILE__, __LINE__);
+        unsigned long long block =
+            ((unsigned long long)t.block_idx.z * t.grid_dim.y + t.block_idx.y) * t.grid_dim.x +
+            t.block_idx.x;
+        unsigned long long threads =
+            (unsigned long long)t.block_dim.x * t.block_dim.y * t.block_dim.z;
+        return block * threads +
+               ((unsigned long long)t.thread_idx.z * t.block_dim.y + t.thread_idx.y) *
+                   t.block_dim.x +
+               t.thread_idx.x;
     }
     KIT_EMU_HD bool is_valid() const
     {
@@ -43,7 +48,8 @@ class grid_group {
 };
 
 /** The threads of one block. */
-class thread_block {
+class thread_block
+{
   public:
     KIT_EMU_HD void sync(KIT_EMU_WHERE) const
     {
@@ -56,18 +62,20 @@ class thread_block {
     }
     KIT_EMU_HD unsigned thread_rank() const
     {
-        const kit_emu::thread_state &t = kit_emu::current("thread_block::thread_rank", __FILE__,
-                                                          __LINE__);
+        const kit_emu::thread_state &t =
+            kit_emu::current("thread_block::thread_rank", __FILE__, __LINE__);
         return (t.thread_idx.z * t.block_dim.y + t.thread_idx.y) * t.block_dim.x + t.thread_idx.x;
     }
     KIT_EMU_HD dim3 group_index() const
     {
-        const uint3 &b = kit_emu::current("thread_block::group_index", __FILE__, __LINE__).block_idx;
+        const uint3 &b =
+            kit_emu::current("thread_block::group_index", __FILE__, __LINE__).block_idx;
         return dim3(b.x, b.y, b.z);
     }
     KIT_EMU_HD dim3 thread_index() const
     {
-        const uint3 &t = kit_emu::current("thread_block::thread_index", __FILE__, __LINE__).thread_idx;
+        const uint3 &t =
+            kit_emu::current("thread_block::thread_index", __FILE__, __LINE__).thread_idx;
         return dim3(t.x, t.y, t.z);
     }
 };

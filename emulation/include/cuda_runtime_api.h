@@ -39,8 +39,9 @@
 #define __global__
 /* cu2cpp.py rewrites every __shared__ declaration it sees; one it could not see (written
  * through a macro, or in a file it did not rewrite) stops the build here. */
-#define __shared__                                                                                 \
-    _Pragma("GCC error \"the emulation did not rewrite this __shared__ (is it inside a macro?): run this on a GPU\"")
+/* clang-format off */
+#define __shared__ _Pragma("GCC error \"the emulation did not rewrite this __shared__ (is it in a macro?)\"")
+/* clang-format on */
 #define __constant__
 #define __managed__
 #define __launch_bounds__(...)
@@ -53,7 +54,7 @@
 extern "C" {
 #endif
 
-/* ---- vector types (vector_types.h) -------------------------------------------------------- */
+/* ---- vector types (vector_types.h) ----------------------------------------------------------- */
 
 /** A grid's or a block's size; unnamed dimensions are 1. */
 typedef struct dim3 {
@@ -88,7 +89,7 @@ typedef struct float4 {
     float x, y, z, w;
 } float4;
 
-/* ---- errors (CUDA's numbers) --------------------------------------------------------------- */
+/* ---- errors (CUDA's numbers) ----------------------------------------------------------------- */
 
 typedef enum cudaError {
     cudaSuccess = 0,
@@ -118,7 +119,7 @@ typedef enum cudaError {
     cudaErrorUnknown = 999
 } cudaError_t;
 
-/* ---- handles, kinds, attributes ------------------------------------------------------------- */
+/* ---- handles, kinds, attributes -------------------------------------------------------------- */
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
@@ -216,7 +217,7 @@ struct cudaFuncAttributes {
     int maxDynamicSharedSizeBytes;
 };
 
-/* ---- the host API ----------------------------------------------------------------------------- */
+/* ---- the host API ---------------------------------------------------------------------------- */
 
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
@@ -267,12 +268,11 @@ cudaError_t cudaEventDestroy(cudaEvent_t event);
 #if !defined(__cplusplus) || defined(KIT_EMU_RUNTIME) || defined(KIT_EMU_PARSE)
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream);
-cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
-                                        void **args, size_t sharedMem, cudaStream_t stream);
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                        size_t sharedMem, cudaStream_t stream);
 #endif
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
-                                                          int blockSize,
-                                                          size_t dynamicSMemSize);
+                                                          int blockSize, size_t dynamicSMemSize);
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 

@@ -33,7 +33,8 @@
 
 #define KIT_EMU_WHERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
 
-namespace kit_emu {
+namespace kit_emu
+{
 
 /** What one emulated GPU thread sees of itself; the runtime points current_thread at it. */
 struct thread_state {
@@ -89,7 +90,7 @@ KIT_EMU_HD void *shared_var(const void *tag, size_t bytes, size_t align, const c
 /** The block's dynamic shared memory (`extern __shared__`): the launch's shmem bytes. */
 KIT_EMU_HD void *dynamic_shared(size_t align, const char *name, const char *file, int line);
 
-/* ---- launches --------------------------------------------------------------------------------- */
+/* ---- launches -------------------------------------------------------------------------------- */
 
 /** What `<<<grid, block, shmem, stream>>>` says. */
 struct config {
@@ -198,7 +199,7 @@ KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
 
 } // namespace kit_emu
 
-/* ---- built-in variables ------------------------------------------------------------------------ */
+/* ---- built-in variables ---------------------------------------------------------------------- */
 
 #ifndef KIT_EMU_RUNTIME
 #define threadIdx (::kit_emu::current("threadIdx", __FILE__, __LINE__).thread_idx)
@@ -241,7 +242,7 @@ KIT_EMU_HD inline void __nanosleep(unsigned ns, KIT_EMU_WHERE)
     kit_emu::poll("__nanosleep", file, line);
 }
 
-/* ---- warp-level functions: not modelled yet ---------------------------------------------------- */
+/* ---- warp-level functions: not modelled yet -------------------------------------------------- */
 
 KIT_EMU_HD inline void __syncwarp(unsigned mask = 0xffffffffu, KIT_EMU_WHERE)
 {
@@ -252,7 +253,8 @@ KIT_EMU_HD inline unsigned __activemask(KIT_EMU_WHERE)
 {
     kit_emu::unsupported("__activemask", file, line);
 }
-template <typename T> KIT_EMU_HD inline T __shfl_sync(unsigned m, T v, int l, int w = 32, KIT_EMU_WHERE)
+template <typename T>
+KIT_EMU_HD inline T __shfl_sync(unsigned m, T v, int l, int w = 32, KIT_EMU_WHERE)
 {
     (void)m, (void)v, (void)l, (void)w;
     kit_emu::unsupported("__shfl_sync", file, line);
@@ -296,12 +298,13 @@ template <typename T> KIT_EMU_HD inline unsigned __match_any_sync(unsigned m, T 
     kit_emu::unsupported("__match_any_sync", file, line);
 }
 
-/* ---- atomics ----------------------------------------------------------------------------------- */
+/* ---- atomics --------------------------------------------------------------------------------- */
 
 #define KIT_EMU_ATOMIC(name, T, expr)                                                              \
     KIT_EMU_HD inline T name(T *address, T val, KIT_EMU_WHERE)                                     \
     {                                                                                              \
-        return kit_emu::atomic_rmw(address, [val]([[maybe_unused]] T old) -> T { return (expr); }, file, line);     \
+        return kit_emu::atomic_rmw(                                                                \
+            address, [val]([[maybe_unused]] T old) -> T { return (expr); }, file, line);           \
     }
 #define KIT_EMU_ATOMIC_INTEGERS(name, expr)                                                        \
     KIT_EMU_ATOMIC(name, int, expr)                                                                \
@@ -319,7 +322,7 @@ KIT_EMU_ATOMIC_INTEGERS(atomicMin, val < old ? val : old)
 KIT_EMU_ATOMIC(atomicMin, long long, val < old ? val : old)
 KIT_EMU_ATOMIC_INTEGERS(atomicMax, val > old ? val : old)
 KIT_EMU_ATOMIC(atomicMax, long long, val > old ? val : old)
-KIT_EMU_ATOMIC_INTEGERS(atomicAnd, old & val)
+KIT_EMU_ATOMIC_INTEGERS(atomicAnd, old &val)
 KIT_EMU_ATOMIC_INTEGERS(atomicOr, old | val)
 KIT_EMU_ATOMIC_INTEGERS(atomicXor, old ^ val)
 KIT_EMU_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
@@ -337,7 +340,7 @@ KIT_EMU_ATOMIC_CAS(unsigned int)
 KIT_EMU_ATOMIC_CAS(unsigned long long)
 KIT_EMU_ATOMIC_CAS(unsigned short)
 
-/* ---- loads, bits, conversions -------------------------------------------------------------------- */
+/* ---- loads, bits, conversions ---------------------------------------------------------------- */
 
 template <typename T> KIT_EMU_HD inline T __ldg(const T *address)
 {
@@ -354,15 +357,30 @@ template <typename T> KIT_EMU_HD inline void __stcg(T *address, T value)
     *address = value;
 }
 
-KIT_EMU_HD inline int __popc(unsigned int x) { return __builtin_popcount(x); }
-KIT_EMU_HD inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-KIT_EMU_HD inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+KIT_EMU_HD inline int __popc(unsigned int x)
+{
+    return __builtin_popcount(x);
+}
+KIT_EMU_HD inline int __popcll(unsigned long long x)
+{
+    return __builtin_popcountll(x);
+}
+KIT_EMU_HD inline int __clz(int x)
+{
+    return x == 0 ? 32 : __builtin_clz((unsigned)x);
+}
 KIT_EMU_HD inline int __clzll(long long x)
 {
     return x == 0 ? 64 : __builtin_clzll((unsigned long long)x);
 }
-KIT_EMU_HD inline int __ffs(int x) { return __builtin_ffs(x); }
-KIT_EMU_HD inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+KIT_EMU_HD inline int __ffs(int x)
+{
+    return __builtin_ffs(x);
+}
+KIT_EMU_HD inline int __ffsll(long long x)
+{
+    return __builtin_ffsll(x);
+}
 KIT_EMU_HD inline unsigned int __brev(unsigned int x)
 {
     unsigned int r = 0;
@@ -387,15 +405,27 @@ KIT_EMU_HD inline float __uint_as_float(unsigned int u)
     memcpy(&f, &u, sizeof f);
     return f;
 }
-KIT_EMU_HD inline int __float_as_int(float f) { return (int)__float_as_uint(f); }
-KIT_EMU_HD inline float __int_as_float(int i) { return __uint_as_float((unsigned)i); }
+KIT_EMU_HD inline int __float_as_int(float f)
+{
+    return (int)__float_as_uint(f);
+}
+KIT_EMU_HD inline float __int_as_float(int i)
+{
+    return __uint_as_float((unsigned)i);
+}
 
 KIT_EMU_HD long long clock64(void);
 
 /* CUDA's min and max, for host and device code alike. */
 #define KIT_EMU_MINMAX(T)                                                                          \
-    KIT_EMU_HD inline T min(T a, T b) { return b < a ? b : a; }                                    \
-    KIT_EMU_HD inline T max(T a, T b) { return a < b ? b : a; }
+    KIT_EMU_HD inline T min(T a, T b)                                                              \
+    {                                                                                              \
+        return b < a ? b : a;                                                                      \
+    }                                                                                              \
+    KIT_EMU_HD inline T max(T a, T b)                                                              \
+    {                                                                                              \
+        return a < b ? b : a;                                                                      \
+    }
 KIT_EMU_MINMAX(int)
 KIT_EMU_MINMAX(unsigned int)
 KIT_EMU_MINMAX(long)
@@ -404,12 +434,27 @@ KIT_EMU_MINMAX(long long)
 KIT_EMU_MINMAX(unsigned long long)
 KIT_EMU_MINMAX(float)
 KIT_EMU_MINMAX(double)
-KIT_EMU_HD inline unsigned int min(int a, unsigned int b) { return min((unsigned)a, b); }
-KIT_EMU_HD inline unsigned int min(unsigned int a, int b) { return min(a, (unsigned)b); }
-KIT_EMU_HD inline unsigned int max(int a, unsigned int b) { return max((unsigned)a, b); }
-KIT_EMU_HD inline unsigned int max(unsigned int a, int b) { return max(a, (unsigned)b); }
+KIT_EMU_HD inline unsigned int min(int a, unsigned int b)
+{
+    return min((unsigned)a, b);
+}
+KIT_EMU_HD inline unsigned int min(unsigned int a, int b)
+{
+    return min(a, (unsigned)b);
+}
+KIT_EMU_HD inline unsigned int max(int a, unsigned int b)
+{
+    return max((unsigned)a, b);
+}
+KIT_EMU_HD inline unsigned int max(unsigned int a, int b)
+{
+    return max(a, (unsigned)b);
+}
 
-KIT_EMU_HD inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
+KIT_EMU_HD inline uint2 make_uint2(unsigned int x, unsigned int y)
+{
+    return uint2{x, y};
+}
 KIT_EMU_HD inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z)
 {
     return uint3{x, y, z};
@@ -418,9 +463,12 @@ KIT_EMU_HD inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int 
 {
     return uint4{x, y, z, w};
 }
-KIT_EMU_HD inline int2 make_int2(int x, int y) { return int2{x, y}; }
+KIT_EMU_HD inline int2 make_int2(int x, int y)
+{
+    return int2{x, y};
+}
 
-/* ---- the runtime API's C++ overloads (cuda_runtime.h) -------------------------------------- */
+/* ---- the runtime API's C++ overloads (cuda_runtime.h) ---------------------------------------- */
 
 template <class T> inline cudaError_t cudaMalloc(T **devPtr, size_t size)
 {
@@ -432,8 +480,8 @@ template <class T> inline cudaError_t cudaMallocHost(T **ptr, size_t size)
 }
 #if !defined(KIT_EMU_RUNTIME) && !defined(KIT_EMU_PARSE)
 template <class T>
-inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args,
-                                    size_t shared = 0, cudaStream_t stream = 0, KIT_EMU_WHERE)
+inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shared = 0,
+                                    cudaStream_t stream = 0, KIT_EMU_WHERE)
 {
     return kit_emu::launch_with_args((const void *)func, grid, block, args, shared, stream, false,
                                      file, line);

@@ -18,9 +18,10 @@
 #include <map>
 #include <set>
 
-namespace kit_emu {
+namespace kit_emu
+{
 
-/* ---- errors ---------------------------------------------------------------------------------------- */
+/* ---- errors ---------------------------------------------------------------------------------- */
 
 static cudaError_t last_error = cudaSuccess;
 static cudaError_t sticky = cudaSuccess;
@@ -54,7 +55,7 @@ static cudaError_t answer(cudaError_t err)
     return err;
 }
 
-/* ---- the emulated device ------------------------------------------------------------------------- */
+/* ---- the emulated device --------------------------------------------------------------------- */
 
 /* One device, sized like a small part of an H100 (sm_90, so Lab 05 has CUDA 12's dynamic
  * parallelism): 4 SMs keep a cooperative grid, which must be alive all at once, small. */
@@ -97,8 +98,7 @@ int resident_blocks(unsigned threads, size_t dynamic_shared)
 static void properties(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "kit emulation on the CPU (%s order, no GPU)",
-             order_name());
+    snprintf(p->name, sizeof p->name, "kit emulation on the CPU (%s order, no GPU)", order_name());
     p->totalGlobalMem = GLOBAL_MEMORY;
     p->sharedMemPerBlock = SHARED_STATIC;
     p->regsPerBlock = 65536;
@@ -125,7 +125,7 @@ static void properties(struct cudaDeviceProp *p)
     p->maxBlocksPerMultiProcessor = BLOCKS_PER_SM;
 }
 
-/* ---- memory ---------------------------------------------------------------------------------------- */
+/* ---- memory ---------------------------------------------------------------------------------- */
 
 /* Device allocations: start -> size. */
 static std::map<const char *, size_t> allocations;
@@ -149,11 +149,16 @@ static bool device_range(const void *p, size_t bytes)
 static const char *kind_name(enum cudaMemcpyKind kind)
 {
     switch (kind) {
-    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
-    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
-    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
-    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
-    default: return "cudaMemcpyDefault";
+    case cudaMemcpyHostToHost:
+        return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice:
+        return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost:
+        return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice:
+        return "cudaMemcpyDeviceToDevice";
+    default:
+        return "cudaMemcpyDefault";
     }
 }
 
@@ -184,8 +189,8 @@ static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcp
                 "allocation";
     }
     if (wrong) {
-        fprintf(stderr, "emulation: %s(dst=%p, src=%p, %zu bytes, %s): %s\n", call, dst, src,
-                count, kind_name(kind), wrong);
+        fprintf(stderr, "emulation: %s(dst=%p, src=%p, %zu bytes, %s): %s\n", call, dst, src, count,
+                kind_name(kind), wrong);
         return answer(cudaErrorInvalidValue);
     }
     memmove(dst, src, count);
@@ -201,8 +206,10 @@ static cudaError_t fill(void *p, int value, size_t count, const char *call)
         return cudaSuccess;
     }
     if (!device_range(p, count)) {
-        fprintf(stderr, "emulation: %s(%p, %d, %zu bytes): not device memory, or past the end of "
-                "its allocation\n", call, p, value, count);
+        fprintf(stderr,
+                "emulation: %s(%p, %d, %zu bytes): not device memory, or past the end of "
+                "its allocation\n",
+                call, p, value, count);
         return answer(cudaErrorInvalidValue);
     }
     memset(p, value, count);
@@ -228,7 +235,7 @@ void device_restore(const std::vector<device_copy> &copies)
     }
 }
 
-/* ---- streams and events ------------------------------------------------------------------------------ */
+/* ---- streams and events ---------------------------------------------------------------------- */
 
 struct stream_record {
     unsigned flags;
@@ -259,7 +266,7 @@ using namespace kit_emu;
 
 extern "C" {
 
-/* ---- errors ------------------------------------------------------------------------------------------ */
+/* ---- errors ---------------------------------------------------------------------------------- */
 
 cudaError_t cudaGetLastError(void)
 {
@@ -280,7 +287,8 @@ const char *cudaGetErrorName(cudaError_t error)
 {
     switch (error) {
 #define NAME(e)                                                                                    \
-    case e: return #e;
+    case e:                                                                                        \
+        return #e;
         NAME(cudaSuccess)
         NAME(cudaErrorInvalidValue)
         NAME(cudaErrorMemoryAllocation)
@@ -314,38 +322,60 @@ const char *cudaGetErrorName(cudaError_t error)
 const char *cudaGetErrorString(cudaError_t error)
 {
     switch (error) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInitializationError: return "initialization error";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorInvalidSymbol: return "invalid device symbol";
-    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
-    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaSuccess:
+        return "no error";
+    case cudaErrorInvalidValue:
+        return "invalid argument";
+    case cudaErrorMemoryAllocation:
+        return "out of memory";
+    case cudaErrorInitializationError:
+        return "initialization error";
+    case cudaErrorInvalidConfiguration:
+        return "invalid configuration argument";
+    case cudaErrorInvalidSymbol:
+        return "invalid device symbol";
+    case cudaErrorInvalidDevicePointer:
+        return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection:
+        return "invalid copy direction for memcpy";
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorLaunchPendingCountExceeded:
         return "launch failed because launch would exceed cudaLimitDevRuntimePendingLaunchCount";
-    case cudaErrorInvalidDeviceFunction: return "invalid device function";
-    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
-    case cudaErrorNotReady: return "device not ready";
-    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
-    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
-    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
-    case cudaErrorAssert: return "device-side assert triggered";
-    case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
-    case cudaErrorMisalignedAddress: return "misaligned address";
-    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorInvalidDeviceFunction:
+        return "invalid device function";
+    case cudaErrorNoDevice:
+        return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice:
+        return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle:
+        return "invalid resource handle";
+    case cudaErrorNotReady:
+        return "device not ready";
+    case cudaErrorIllegalAddress:
+        return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources:
+        return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout:
+        return "the launch timed out and was terminated";
+    case cudaErrorAssert:
+        return "device-side assert triggered";
+    case cudaErrorIllegalInstruction:
+        return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress:
+        return "misaligned address";
+    case cudaErrorLaunchFailure:
+        return "unspecified launch failure";
     case cudaErrorCooperativeLaunchTooLarge:
         return "too many blocks in cooperative launch";
-    case cudaErrorNotSupported: return "operation not supported";
-    default: return "unknown error";
+    case cudaErrorNotSupported:
+        return "operation not supported";
+    default:
+        return "unknown error";
     }
 }
 
-/* ---- the device ---------------------------------------------------------------------------------------- */
+/* ---- the device ------------------------------------------------------------------------------ */
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
@@ -387,28 +417,62 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     struct cudaDeviceProp p;
     properties(&p);
     switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxThreadsPerBlock:
+        *value = p.maxThreadsPerBlock;
+        break;
+    case cudaDevAttrMaxBlockDimX:
+        *value = p.maxThreadsDim[0];
+        break;
+    case cudaDevAttrMaxBlockDimY:
+        *value = p.maxThreadsDim[1];
+        break;
+    case cudaDevAttrMaxBlockDimZ:
+        *value = p.maxThreadsDim[2];
+        break;
+    case cudaDevAttrMaxGridDimX:
+        *value = p.maxGridSize[0];
+        break;
+    case cudaDevAttrMaxGridDimY:
+        *value = p.maxGridSize[1];
+        break;
+    case cudaDevAttrMaxGridDimZ:
+        *value = p.maxGridSize[2];
+        break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+        *value = (int)p.sharedMemPerBlock;
+        break;
+    case cudaDevAttrWarpSize:
+        *value = p.warpSize;
+        break;
+    case cudaDevAttrMultiProcessorCount:
+        *value = p.multiProcessorCount;
+        break;
+    case cudaDevAttrComputeCapabilityMajor:
+        *value = p.major;
+        break;
+    case cudaDevAttrComputeCapabilityMinor:
+        *value = p.minor;
+        break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
         *value = (int)p.sharedMemPerMultiprocessor;
         break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
-    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+        *value = p.maxThreadsPerMultiProcessor;
+        break;
+    case cudaDevAttrPageableMemoryAccess:
+        *value = p.pageableMemoryAccess;
+        break;
+    case cudaDevAttrCooperativeLaunch:
+        *value = p.cooperativeLaunch;
+        break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+        *value = (int)p.sharedMemPerBlockOptin;
+        break;
     default:
-        fprintf(stderr, "emulation: cudaDeviceGetAttribute: the emulation has no attribute %d: "
-                "run this on a GPU\n", (int)attr);
+        fprintf(stderr,
+                "emulation: cudaDeviceGetAttribute: the emulation has no attribute %d: "
+                "run this on a GPU\n",
+                (int)attr);
         return answer(cudaErrorInvalidValue);
     }
     return answer(cudaSuccess);
@@ -468,7 +532,7 @@ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
     return answer(cudaSuccess);
 }
 
-/* ---- memory ---------------------------------------------------------------------------------------- */
+/* ---- memory ---------------------------------------------------------------------------------- */
 
 cudaError_t cudaMalloc(void **ptr, size_t size)
 {
@@ -578,7 +642,7 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
     return fill(ptr, value, count, "cudaMemsetAsync");
 }
 
-/* ---- streams ------------------------------------------------------------------------------------------- */
+/* ---- streams --------------------------------------------------------------------------------- */
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
@@ -624,7 +688,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     return answer(cudaSuccess);
 }
 
-/* ---- events -------------------------------------------------------------------------------------------- */
+/* ---- events ---------------------------------------------------------------------------------- */
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
@@ -690,7 +754,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     return answer(cudaSuccess);
 }
 
-/* ---- kernels ------------------------------------------------------------------------------------------- */
+/* ---- kernels --------------------------------------------------------------------------------- */
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func,
                                                           int block_size, size_t dynamic_shared)

@@ -26,9 +26,10 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace kit_emu {
+namespace kit_emu
+{
 
-/* ---- stacks ------------------------------------------------------------------------------------ */
+/* ---- stacks ---------------------------------------------------------------------------------- */
 
 /* Stacks to reuse: those whose fiber returned, and those of dropped fibers, whose frames
  * AddressSanitizer still holds poisoned. */
@@ -130,7 +131,7 @@ void fiber_escaping() {}
 void fiber_escaped() {}
 #endif
 
-/* ---- the two back ends ------------------------------------------------------------------------ */
+/* ---- the two back ends ----------------------------------------------------------------------- */
 
 #if KIT_EMU_FIBER_BOOST
 namespace bc = boost::context::detail;

@@ -21,7 +21,8 @@
 #include <ucontext.h>
 #endif
 
-namespace kit_emu {
+namespace kit_emu
+{
 
 /** A fiber's stack: [base, base + size), with a guard page below base. */
 struct fiber_stack {

@@ -19,7 +19,8 @@
 #define KIT_EMU_ASAN 0
 #endif
 
-namespace kit_emu {
+namespace kit_emu
+{
 
 enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
@@ -47,8 +48,8 @@ struct kernel_info {
 kernel_info *find_kernel(const void *func);
 
 /* The emulated device (api.cpp). */
-size_t device_shared_static();  /* what a block may declare statically (48 KiB) */
-size_t device_shared_optin();   /* what a block may have in all, with the opt-in (227 KiB) */
+size_t device_shared_static(); /* what a block may declare statically (48 KiB) */
+size_t device_shared_optin();  /* what a block may have in all, with the opt-in (227 KiB) */
 int resident_blocks(unsigned threads_per_block, size_t dynamic_shared); /* on the whole GPU */
 int blocks_per_sm(unsigned threads_per_block, size_t dynamic_shared);
 

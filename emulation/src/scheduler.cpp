@@ -16,7 +16,6 @@
 
 #include <dlfcn.h>
 #include <setjmp.h>
-#include <ucontext.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,11 +38,12 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-namespace kit_emu {
+namespace kit_emu
+{
 
 thread_state *current_thread = NULL;
 
-/* ---- settings ----------------------------------------------------------------------------------- */
+/* ---- settings -------------------------------------------------------------------------------- */
 
 settings_t settings;
 
@@ -72,8 +73,10 @@ static void read_settings()
                 settings.seed = strtoull(order + 7, NULL, 10);
             }
         } else {
-            fprintf(stderr, "emulation: KIT_EMU_ORDER=%s: want forward, reverse, random[:SEED] "
-                    "or compare\n", order);
+            fprintf(stderr,
+                    "emulation: KIT_EMU_ORDER=%s: want forward, reverse, random[:SEED] "
+                    "or compare\n",
+                    order);
             exit(2);
         }
     }
@@ -88,8 +91,10 @@ const char *order_name()
     static char name[48];
     read_settings();
     switch (settings.order) {
-    case ORDER_FORWARD: return "forward";
-    case ORDER_REVERSE: return "reverse";
+    case ORDER_FORWARD:
+        return "forward";
+    case ORDER_REVERSE:
+        return "reverse";
     default:
         snprintf(name, sizeof name, "random:%llu", (unsigned long long)settings.seed);
         return name;
@@ -121,7 +126,7 @@ struct rng {
     }
 };
 
-/* ---- kernels ------------------------------------------------------------------------------------ */
+/* ---- kernels --------------------------------------------------------------------------------- */
 
 static std::unordered_map<const void *, kernel_info> &registry()
 {
@@ -141,7 +146,7 @@ kernel_info *find_kernel(const void *func)
     return it == registry().end() ? NULL : &it->second;
 }
 
-/* ---- the running launch ------------------------------------------------------------------------- */
+/* ---- the running launch ---------------------------------------------------------------------- */
 
 enum fiber_state : unsigned char { RUNNABLE, AT_BARRIER, AT_GRID, DONE };
 
@@ -254,7 +259,8 @@ static void report(const launch_state *l, const char *format, ...)
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    fprintf(stderr, "emulation: kernel %s:\n  %s\n  (thread order %s; KIT_EMU_ORDER=%s repeats it)\n",
+    fprintf(stderr,
+            "emulation: kernel %s:\n  %s\n  (thread order %s; KIT_EMU_ORDER=%s repeats it)\n",
             describe_launch(l).c_str(), message, order_name(),
             settings.compare ? "compare" : order_name());
     fflush(stderr);
@@ -290,7 +296,7 @@ void unsupported(const char *what, const char *file, int line)
           "the emulation has no %s yet: run this on a GPU (or see emulation/README.md)", what);
 }
 
-/* ---- thread ranges, for reports ------------------------------------------------------------------ */
+/* ---- thread ranges, for reports -------------------------------------------------------------- */
 
 /* "threads 0-31, 64" of the ranks given (sorted). */
 static std::string ranks_text(const std::vector<unsigned> &ranks)
@@ -352,11 +358,13 @@ static std::string block_states(const block *b)
         case AT_GRID:
             snprintf(part, sizeof part, "wait at grid.sync() (%s:%d)", g.file, g.line);
             break;
-        case DONE: snprintf(part, sizeof part, "returned"); break;
+        case DONE:
+            snprintf(part, sizeof part, "returned");
+            break;
         default:
             if (g.what) {
-                snprintf(part, sizeof part, "spin: polled with %s (%s:%d) again and again",
-                         g.what, g.file, g.line);
+                snprintf(part, sizeof part, "spin: polled with %s (%s:%d) again and again", g.what,
+                         g.file, g.line);
             } else {
                 snprintf(part, sizeof part, "have not run yet");
             }
@@ -366,7 +374,7 @@ static std::string block_states(const block *b)
     return out;
 }
 
-/* ---- shared memory ------------------------------------------------------------------------------- */
+/* ---- shared memory --------------------------------------------------------------------------- */
 
 /* What a block starts with in shared memory: never zeros, so code that reads what no thread
  * wrote gives wrong results at once. The same byte the tests fill blank device buffers with. */
@@ -426,7 +434,7 @@ void *dynamic_shared(size_t align, const char *name, const char *file, int line)
     return f->blk->dynamic;
 }
 
-/* ---- barriers and polls ----------------------------------------------------------------------------- */
+/* ---- barriers and polls ---------------------------------------------------------------------- */
 
 int block_barrier(int predicate, int reduce, const char *file, int line)
 {
@@ -440,10 +448,14 @@ int block_barrier(int predicate, int reduce, const char *file, int line)
     active->progress++;
     fiber_yield(&f->ctx);
     switch (reduce) {
-    case 1: return f->blk->barrier_count;
-    case 2: return (unsigned)f->blk->barrier_count == f->blk->barrier_live;
-    case 3: return f->blk->barrier_count > 0;
-    default: return 0;
+    case 1:
+        return f->blk->barrier_count;
+    case 2:
+        return (unsigned)f->blk->barrier_count == f->blk->barrier_live;
+    case 3:
+        return f->blk->barrier_count > 0;
+    default:
+        return 0;
     }
 }
 
@@ -494,7 +506,7 @@ long long clock64_now()
     return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* ---- signals: the watchdog and invalid accesses --------------------------------------------------- */
+/* ---- signals: the watchdog and invalid accesses ---------------------------------------------- */
 
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
@@ -660,7 +672,7 @@ static std::string code_place(void *const *pcs, int depth)
     return text;
 }
 
-/* ---- running fibers ----------------------------------------------------------------------------------- */
+/* ---- running fibers -------------------------------------------------------------------------- */
 
 static void fiber_main(void *arg)
 {
@@ -705,7 +717,7 @@ static bool run_fiber(fiber *f)
         } else {
             char *a = (char *)active->fault_address;
             bool guard = a && a < f->ctx.stack.base && a >= f->ctx.stack.base - 65536;
-            report(active, "%s made an invalid memory access to address %p%s%s", 
+            report(active, "%s made an invalid memory access to address %p%s%s",
                    thread_name(f).c_str(), active->fault_address, place.c_str(),
                    guard ? ": below its stack, a stack overflow (a large local array, or "
                            "endless recursion?)"
@@ -840,8 +852,7 @@ static bool run_blocks(std::vector<block *> &set, rng &order_rng)
             }
         }
         if (watchdog_fired) {
-            report(active, "the kernel ran for more than KIT_EMU_TIMEOUT=%g s",
-                   settings.timeout_s);
+            report(active, "the kernel ran for more than KIT_EMU_TIMEOUT=%g s", settings.timeout_s);
             active->error = cudaErrorLaunchTimeout;
             return false;
         }
@@ -890,7 +901,7 @@ static bool run_blocks(std::vector<block *> &set, rng &order_rng)
     }
 }
 
-/* ---- blocks ------------------------------------------------------------------------------------------ */
+/* ---- blocks ---------------------------------------------------------------------------------- */
 
 static void block_start(block *b, const launch_state *l, unsigned long long linear)
 {
@@ -1034,7 +1045,7 @@ static void run_in_every_order(launch_state &l, unsigned long long blocks)
     settings.order = ORDER_FORWARD;
 }
 
-/* ---- launches ----------------------------------------------------------------------------------------- */
+/* ---- launches -------------------------------------------------------------------------------- */
 
 static cudaError_t check_config(const launch_state &l)
 {
@@ -1058,8 +1069,8 @@ static cudaError_t check_config(const launch_state &l)
     return cudaSuccess;
 }
 
-cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke,
-                          const void *closure, bool cooperative, const char *file, int line)
+cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, const void *closure,
+                          bool cooperative, const char *file, int line)
 {
     read_settings();
     install_signals();
@@ -1151,7 +1162,8 @@ extern "C" cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDi
                                      "(a call of cudaLaunchCooperativeKernel)", 0);
 }
 
-namespace kit_emu {
+namespace kit_emu
+{
 
 struct args_closure {
     const kernel_info *kernel;
@@ -1173,12 +1185,13 @@ cudaError_t launch_with_args(const void *func, dim3 grid, dim3 block, void **arg
         return cudaErrorInvalidDeviceFunction;
     }
     args_closure closure{k, args};
-    return launch_kernel(func, config(grid, block, shared, stream),
-                         [](const void *p) {
-                             const args_closure *c = static_cast<const args_closure *>(p);
-                             c->kernel->invoke(c->kernel->func, c->args);
-                         },
-                         &closure, cooperative, file, line);
+    return launch_kernel(
+        func, config(grid, block, shared, stream),
+        [](const void *p) {
+            const args_closure *c = static_cast<const args_closure *>(p);
+            c->kernel->invoke(c->kernel->func, c->args);
+        },
+        &closure, cooperative, file, line);
 }
 
 } // namespace kit_emu
