@@ -100,13 +100,17 @@ class Rewriter:
         self.ci = ci
         self.tu = tu
         self.root = root
+        self.main = os.path.realpath(tu.spelling)
         self.edits = {}  # path -> [(start, end, text)]
         self.tokens = {}
         self.kernels = []  # (qualified name, name, path, line)
 
     def rewritable(self, path):
-        """The kit's own files: not the emulation's headers, not the system's."""
+        """The file rewritten, and the kit's own files: not the emulation's headers, not the
+        system's."""
         real = os.path.realpath(path)
+        if real == self.main:
+            return True
         return real.startswith(self.root + os.sep) and not real.startswith(EMU_INCLUDE + os.sep)
 
     def file_tokens(self, path):
