@@ -76,6 +76,24 @@ def run_emulated(binary, orders, tests=None, env=None):
     return results, out.stdout, out.returncode
 
 
+def check_no_toolkit(checks, build):
+    """Every header the emulation's objects were compiled with (their .d files): none of the
+    CUDA Toolkit's, only the emulation's own cuda_runtime*.h."""
+    headers = set()
+    for folder, _, files in os.walk(os.path.join(build, "emulate")):
+        for name in files:
+            if name.endswith(".d"):
+                with open(os.path.join(folder, name)) as f:
+                    headers.update(word for word in f.read().replace("\\\n", " ").split()
+                                   if word.endswith(".h") or word.endswith(".cuh"))
+    cuda = sorted(h for h in headers if "cuda" in os.path.basename(h).lower())
+    foreign = [h for h in cuda if not os.path.realpath(h).startswith(
+        os.path.join(HERE, "include") + os.sep)]
+    checks.check("no CUDA Toolkit: the objects' CUDA headers are the emulation's own (%s)"
+                 % ", ".join(sorted({os.path.relpath(h, ROOT) for h in cuda})), not foreign,
+                 " ".join(foreign))
+
+
 def check_solution(checks, build, lab):
     name, test = lab_parts(lab)
     binary = os.path.join(build, "emulate", "solution", test)
@@ -195,6 +213,7 @@ def main():
         if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
                             "host compiler alone" % (lab, len(fixtures)), make(build, targets)):
             continue
+        check_no_toolkit(checks, build)
         solution = check_solution(checks, build, lab)
         check_skeleton(checks, build, lab)
         for fixture, (spec, source) in fixtures.items():

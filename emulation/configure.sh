@@ -4,11 +4,30 @@
 #   EMU_FIBER       boost (Boost.Context's fcontext) or ucontext (POSIX: slower switches)
 #   EMU_FIBER_LIBS  what to link for it
 #   EMU_SANITIZE    address when AddressSanitizer links and runs here, else empty
-# usage: emulation/configure.sh [CXX]     (prints the variables; notes go to stderr)
+# It stops (exit 2) with the one command to run when something the emulation needs is missing:
+# a C++ compiler, CUnit, or libclang with its Python bindings (what reads <<<...>>>). Nothing
+# here looks for the CUDA Toolkit: the emulation needs none.
+# usage: emulation/configure.sh [CXX [PYTHON [CC]]]   (prints the variables; notes go to stderr)
 set -u
 cxx=${1:-g++}
+python=${2:-python3}
+cc=${3:-gcc}
+here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+missing=()
+command -v "$cxx" >/dev/null || missing+=(g++)
+{ echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 &&
+    [ -f "$($cc -print-file-name=libcunit.a)" ]; } || missing+=(libcunit1-dev)
+"$python" "$here/cu2cpp.py" --check 2>/dev/null || missing+=(python3-clang-15 libclang1-15)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "emulation: missing ${missing[*]}; install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    echo "  (the emulation needs no CUDA Toolkit and no GPU; libclang also comes with" \
+         "'pip install libclang')" >&2
+    exit 2
+fi
 
 cat > "$tmp/fcontext.cpp" <<'EOF'
 #include <boost/context/detail/fcontext.hpp>

@@ -21,6 +21,7 @@ A header of the lab that needs edits too (Lab 05's quicksort_given.cuh) is writt
 next to the output, where `#include "..."` finds it first.
 
 usage: cu2cpp.py -o OUT [--depfile FILE] [-I DIR]... [-D NAME]... SOURCE
+       cu2cpp.py --check      (exit 0 when libclang and its Python bindings are here)
 Exit status: 0 written; 1 the source does not compile (clang's messages, in the compiler's
 format) or uses something the rewrite cannot handle (a message names it); 2 no libclang.
 """
@@ -246,6 +247,12 @@ class Rewriter:
 
 
 def main():
+    if sys.argv[1:] == ["--check"]:  # emulation/configure.sh: is libclang here?
+        ci, problem = load_cindex()
+        if ci is None:
+            print(problem, file=sys.stderr)
+            return 2
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source")
     parser.add_argument("-o", "--output", required=True)

@@ -27,13 +27,19 @@ EMU_VARIANT ?= student
 # Thread orders of make emulate: each [emulate] test runs once in each.
 EMU_ORDERS ?= forward,reverse,random:1
 
-# What this machine has (Boost.Context, AddressSanitizer): found once, for emulation targets only.
-ifneq ($(filter emulate check-emulate bench-emulate $(EMU_BUILD)/%,$(MAKECMDGOALS)),)
--include $(EMU_BUILD)/config.mk
+# What this machine has (Boost.Context, AddressSanitizer), found once by emulation/configure.sh,
+# which stops with the command to run when something is missing: the first step of emulate,
+# check-emulate and bench-emulate, which build everything else in a make of their own that
+# reads it. (Delete the file to look again.)
+ifneq ($(filter $(EMU_BUILD)/%,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(EMU_BUILD)/config.mk),)
+$(error $(EMU_BUILD)/config.mk is missing: make emulate writes it (emulation/configure.sh))
 endif
-$(EMU_BUILD)/config.mk: emulation/configure.sh
-	@mkdir -p $(@D)
-	@bash emulation/configure.sh $(EMU_CXX) > $@.tmp && mv $@.tmp $@
+include $(EMU_BUILD)/config.mk
+endif
+EMU_CONFIGURE = @test -f $(EMU_BUILD)/config.mk || { mkdir -p $(EMU_BUILD) && \
+    bash emulation/configure.sh $(EMU_CXX) $(EMU_PYTHON) $(EMU_CC) > $(EMU_BUILD)/config.mk.tmp && \
+    mv $(EMU_BUILD)/config.mk.tmp $(EMU_BUILD)/config.mk; }
 
 EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE))
 EMU_FIBER_FLAGS := $(if $(filter boost,$(EMU_FIBER)),-DKIT_EMU_FIBER_BOOST=1)
@@ -58,11 +64,11 @@ $(EMU_BUILD)/flags.stamp: FORCE
 	@echo "$(EMU_SAN) $(EMU_FIBER_FLAGS) $(EMU_CXX) $(EMU_CC)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(EMU_BUILD)/obj/%.o: %.c $(EMU_BUILD)/flags.stamp $(EMU_BUILD)/config.mk
+$(EMU_BUILD)/obj/%.o: %.c $(EMU_BUILD)/flags.stamp
 	@mkdir -p $(@D)
 	$(EMU_CC) $(EMU_CFLAGS) $(foreach l,$(LABS_ALL),-Ilabs/$(l)) -MMD -MP -c $< -o $@
 
-$(EMU_BUILD)/obj/emulation/%.o: emulation/src/%.cpp $(EMU_BUILD)/flags.stamp $(EMU_BUILD)/config.mk
+$(EMU_BUILD)/obj/emulation/%.o: emulation/src/%.cpp $(EMU_BUILD)/flags.stamp
 	@mkdir -p $(@D)
 	$(EMU_CXX) $(EMU_CXXFLAGS) -O2 $(EMU_FIBER_FLAGS) -MMD -MP -c $< -o $@
 
@@ -96,7 +102,7 @@ $(EMU_BUILD)/skeleton/orig/$(1)/$(call lab_name,$(1)).cu: solutions/$(1)/$(call 
 	$(BUILD)/tools/skeleton $$< > $$@.tmp && mv $$@.tmp $$@
 
 $(EMU_BUILD)/%/obj/$(1).o: $(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu \
-        $(EMU_BUILD)/flags.stamp $(EMU_BUILD)/config.mk
+        $(EMU_BUILD)/flags.stamp
 	@mkdir -p $$(@D)
 	$(EMU_CXX) $(EMU_CUFLAGS) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
 
@@ -114,21 +120,25 @@ emu_tests = $(foreach l,$(EMU_LABS),$(EMU_BUILD)/$(1)/test_$(call lab_id,$(l)))
 
 emulate:
 	@$(if $(EMU_LABS),,echo "emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
+	$(EMU_CONFIGURE)
 	@$(MAKE) --no-print-directory $(call emu_tests,$(EMU_VARIANT))
 	@$(EMU_PYTHON) emulation/run_emulated.py --orders $(EMU_ORDERS) $(call emu_tests,$(EMU_VARIANT))
 
 check-emulate:
 	@$(if $(EMU_LABS),,echo "check-emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
+	$(EMU_CONFIGURE)
 	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) --sanitize "$(EMU_SANITIZE)" $(EMU_LABS)
 
-bench-emulate: $(EMU_BUILD)/bench/emu_bench
-	@$(EMU_BUILD)/bench/emu_bench
+bench-emulate:
+	$(EMU_CONFIGURE)
+	@$(MAKE) --no-print-directory $(EMU_BUILD)/bench/emu_bench
+	@ASAN_OPTIONS=detect_leaks=0 $(EMU_BUILD)/bench/emu_bench
 
 $(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
 	@mkdir -p $(@D)
 	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d -I emulation/src $<
 
 $(EMU_BUILD)/bench/emu_bench: $(EMU_BUILD)/bench/src/emu_bench.cu $(EMU_RUNTIME_OBJ) \
-        $(EMU_BUILD)/flags.stamp $(EMU_BUILD)/config.mk
+        $(EMU_BUILD)/flags.stamp
 	$(EMU_CXX) $(filter-out -O1,$(EMU_CUFLAGS)) -O2 -Iemulation/src $(EMU_FIBER_FLAGS) \
 	    -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)

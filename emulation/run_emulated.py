@@ -157,16 +157,16 @@ def main():
                 # What each failing order said, once for each different story (the orders
                 # often agree; compare names the racing kernel where the others show its
                 # wrong result).
-                told = set()
+                stories = {}
                 for order in bad:
                     why = runs[order]["why"]
                     # The same story told by another process: other numbers, same words.
                     story = re.sub(r"0x[0-9a-f]+|\b\d+==", "",
                                    "\n".join(l for l in why if "thread order" not in l))
-                    if story in told:
-                        continue
-                    told.add(story)
-                    if len(bad) > 1:
+                    stories.setdefault(story, order)
+                for order in stories.values():
+                    why = runs[order]["why"]
+                    if len(stories) > 1:
                         print("    in order %s:" % order)
                     for line in why[:SHOWN_LINES]:
                         print("    %s" % line)

@@ -217,6 +217,12 @@ struct cudaFuncAttributes {
     int maxDynamicSharedSizeBytes;
 };
 
+/* While cu2cpp.py parses, the API is callable from device code too, as the CUDA headers make
+ * part of it for dynamic parallelism (Lab 05: cudaGetLastError, launches in a kernel). */
+#if defined(KIT_EMU_PARSE)
+#pragma clang force_cuda_host_device begin
+#endif
+
 /* ---- the host API ---------------------------------------------------------------------------- */
 
 cudaError_t cudaGetLastError(void);
@@ -283,6 +289,10 @@ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                               cudaStream_t stream = 0);
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                                      cudaStream_t stream = 0);
+#endif
+
+#if defined(KIT_EMU_PARSE)
+#pragma clang force_cuda_host_device end
 #endif
 
 #ifdef __cplusplus
