@@ -86,12 +86,14 @@ def check_no_toolkit(checks, build):
                 with open(os.path.join(folder, name)) as f:
                     headers.update(word for word in f.read().replace("\\\n", " ").split()
                                    if word.endswith(".h") or word.endswith(".cuh"))
-    cuda = sorted(h for h in headers if "cuda" in os.path.basename(h).lower())
-    foreign = [h for h in cuda if not os.path.realpath(h).startswith(
-        os.path.join(HERE, "include") + os.sep)]
-    checks.check("no CUDA Toolkit: the objects' CUDA headers are the emulation's own (%s)"
-                 % ", ".join(sorted({os.path.relpath(h, ROOT) for h in cuda})), not foreign,
-                 " ".join(foreign))
+    own = os.path.join(HERE, "include") + os.sep
+    cuda = sorted({os.path.relpath(h, ROOT) for h in headers
+                   if os.path.realpath(h).startswith(own)})
+    foreign = sorted(h for h in headers if "cuda" in h.lower() and
+                     not os.path.realpath(h).startswith(ROOT + os.sep))
+    checks.check("no CUDA Toolkit: the objects include no header from outside the kit with "
+                 "'cuda' in its path; their CUDA headers are the emulation's (%s)"
+                 % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
 
 
 def check_solution(checks, build, lab):
@@ -184,10 +186,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labs", nargs="+")
     parser.add_argument("--build", default="build")
-    parser.add_argument("--sanitize", default="",
-                        help="what make emulate built with (EMU_SANITIZE): 'address' or empty")
+    parser.add_argument("--sanitize", default=None,
+                        help="what the emulation is built with (EMU_SANITIZE): 'address' or "
+                             "empty; default: what BUILD/emulate/config.mk says")
     args = parser.parse_args()
     build = args.build
+    if args.sanitize is None:
+        args.sanitize = ""
+        config = os.path.join(build, "emulate", "config.mk")
+        if os.path.exists(config):
+            for line in open(config):
+                if line.startswith("EMU_SANITIZE ?="):
+                    args.sanitize = line.split("=", 1)[1].strip()
     checks = Checks()
     if not os.path.isdir(os.path.join(ROOT, "solutions")):
         print("check-emulate: no solutions/ here (a student package): nothing to check")

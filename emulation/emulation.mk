@@ -127,7 +127,7 @@ emulate:
 check-emulate:
 	@$(if $(EMU_LABS),,echo "check-emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
 	$(EMU_CONFIGURE)
-	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) --sanitize "$(EMU_SANITIZE)" $(EMU_LABS)
+	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) $(if $(filter command line,$(origin EMU_SANITIZE)),--sanitize "$(EMU_SANITIZE)") $(EMU_LABS)
 
 bench-emulate:
 	$(EMU_CONFIGURE)
