@@ -72,7 +72,8 @@ LDLIBS := -lm
 # Every target a person runs; `make help` lists each (tools/check_layout.py checks it does).
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-grader check-slurm check-handout check-gradescope skeletons \
-        gpu-check bench-report handout gradescope docs-images docs-performance FORCE
+        gpu-check bench-report handout gradescope docs-images docs-performance emulate \
+        check-emulate bench-emulate FORCE
 .DEFAULT_GOAL := all
 
 # Grouped by who runs a target. The student package (no solutions/) lists the students' only.
@@ -87,6 +88,8 @@ help:
 	@echo "                        each file compiles and calls only what its lab allows; the grader then"
 	@echo "                        exits 3, and make with 2)"
 	@echo "  make check-host       build, then run what needs no GPU: common/'s host suites and build checks"
+	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
+	@echo "                        thread order (feedback, no points; Lab 01 so far: emulation/README.md)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"
 	@echo "  make deps             install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
 	@echo "  make clean            remove $(BUILD)/"
@@ -114,6 +117,8 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-gradescope build and try the Gradescope zip"
 	@echo "  make check-lab-suites every lab's suites: solutions pass, skeletons fail (GPU suites on a GPU)"
 	@echo "  make docs-images      just the handouts' diagrams; make docs-performance just the Performance page"
+	@echo "  make check-emulate    the CPU emulation's acceptance (not yet in make check: Lab 01 only)"
+	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
 endif
 
 include common/common.mk
@@ -122,6 +127,7 @@ include labs/labs.mk
 include tools/tools.mk
 include grading/grading.mk
 -include docs/docs.mk
+-include emulation/emulation.mk
 
 all: $(KIT_TOOLS) $(GRADER_TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l))) \
      $(GRADING_KIT)

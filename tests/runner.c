@@ -26,10 +26,12 @@
 static CU_pSuite gpu_suites[MAX_SUITES];
 static int gpu_suite_count;
 
-/* Which tests are cheap enough for compute-sanitizer. */
-#define MAX_SANITIZED 64
-static CU_pTest sanitized_tests[MAX_SANITIZED];
-static int sanitized_count;
+/* Which tests are cheap enough for compute-sanitizer, or for the CPU emulation, and which
+ * marks each has (KIT_TEST_SANITIZE, KIT_TEST_EMULATE). */
+#define MAX_MARKED 128
+static CU_pTest marked_tests[MAX_MARKED];
+static int test_marks[MAX_MARKED];
+static int marked_count;
 
 /* Results, counted by the run handlers (CUnit's own counts miss skipped suites). */
 static unsigned passed, failed, skipped;
@@ -86,19 +88,27 @@ void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test)
     }
 }
 
-void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test)
+void kit_add_marked_test(CU_pSuite suite, const char *name, CU_TestFunc test, int marks)
 {
     kit_add_test(suite, name, test);
-    if (sanitized_count < MAX_SANITIZED) {
-        sanitized_tests[sanitized_count++] = CU_get_test(suite, name);
+    if (marked_count == MAX_MARKED) {
+        fprintf(stderr, "runner: more than %d marked tests (MAX_MARKED)\n", MAX_MARKED);
+        exit(KIT_EXIT_USAGE);
     }
+    marked_tests[marked_count] = CU_get_test(suite, name);
+    test_marks[marked_count++] = marks;
 }
 
-static int is_sanitized(CU_pTest test)
+void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test)
 {
-    for (int i = 0; i < sanitized_count; i++) {
-        if (sanitized_tests[i] == test) {
-            return 1;
+    kit_add_marked_test(suite, name, test, KIT_TEST_SANITIZE);
+}
+
+static int marks_of(CU_pTest test)
+{
+    for (int i = 0; i < marked_count; i++) {
+        if (marked_tests[i] == test) {
+            return test_marks[i];
         }
     }
     return 0;
@@ -331,8 +341,9 @@ static void usage(const char *program, FILE *out)
 {
     fprintf(out,
             "usage: %s [-l] [-s SUITE] [-t SUITE/TEST]... [-x FILE] [-h]\n"
-            "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU)\n"
-            "                 and [sanitize] (small enough for compute-sanitizer)\n"
+            "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU),\n"
+            "                 [sanitize] (small enough for compute-sanitizer) and [emulate] (run\n"
+            "                 by make emulate, on the CPU emulation)\n"
             "  -s SUITE       run only this suite\n"
             "  -t SUITE/TEST  run only this test; given several times, run those tests in that\n"
             "                 order and stop after the first that does not pass (the grader's\n"
@@ -353,8 +364,10 @@ static void list_tests(void)
 {
     for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
         for (CU_pTest t = s->pTest; t; t = t->pNext) {
-            printf("%s/%s%s%s\n", s->pName, t->pName, is_gpu_suite(s) ? " [gpu]" : "",
-                   is_sanitized(t) ? " [sanitize]" : "");
+            int marks = marks_of(t);
+            printf("%s/%s%s%s%s\n", s->pName, t->pName, is_gpu_suite(s) ? " [gpu]" : "",
+                   (marks & KIT_TEST_SANITIZE) ? " [sanitize]" : "",
+                   (marks & KIT_TEST_EMULATE) ? " [emulate]" : "");
         }
     }
 }

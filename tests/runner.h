@@ -42,6 +42,20 @@ void kit_add_test(CU_pSuite suite, const char *name, CU_TestFunc test);
  */
 void kit_add_sanitized_test(CU_pSuite suite, const char *name, CU_TestFunc test);
 
+/** What a test is also fit for, beside a run on a GPU: see kit_add_marked_test(). */
+enum {
+    KIT_TEST_SANITIZE = 1, /**< `[sanitize]`: small enough for compute-sanitizer */
+    KIT_TEST_EMULATE = 2   /**< `[emulate]`: small enough for the CPU emulation (emulation/),
+                                and reaching every kernel and TODO of its suite */
+};
+
+/**
+ * Adds a test with marks (::KIT_TEST_SANITIZE, ::KIT_TEST_EMULATE, or both), which `-l` shows
+ * as `[sanitize]` and `[emulate]`. `make emulate` runs the `[emulate]` tests of each lab built
+ * against the CPU emulation, once in each thread order.
+ */
+void kit_add_marked_test(CU_pSuite suite, const char *name, CU_TestFunc test, int marks);
+
 /** Records a failure with a formatted message (printf-style), at the caller's file and line. */
 void kit_fail_at(const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 3, 4)));

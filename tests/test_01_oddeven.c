@@ -256,24 +256,28 @@ static void test_cooperative_large_sizes(void)
     kit_check_sort_sweep(oddeven_sort_cooperative, "oddeven_sort_cooperative", 4098, 65536, 10);
 }
 
+/* The quick tests (and 1.1's small sizes: one launch each) are also the tests the CPU emulation
+ * runs (make emulate): every kernel and every TODO, with inputs that take seconds there. */
+#define QUICK_MARKS (KIT_TEST_SANITIZE | KIT_TEST_EMULATE)
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("1.1_phase", 1);
-    kit_add_sanitized_test(s, "one_phase_small_sizes", test_phase_small_sizes);
+    kit_add_marked_test(s, "one_phase_small_sizes", test_phase_small_sizes, QUICK_MARKS);
     kit_add_test(s, "one_phase_large_sizes", test_phase_large_sizes);
     kit_add_test(s, "n_phases_sort_any_input", test_phase_n_phases_sort);
     s = kit_add_suite("1.2_sort", 1);
-    kit_add_sanitized_test(s, "quick", test_sort_quick);
+    kit_add_marked_test(s, "quick", test_sort_quick, QUICK_MARKS);
     kit_add_test(s, "small_sizes", test_sort_small_sizes);
     kit_add_test(s, "boundary_sizes", test_sort_boundary_sizes);
     kit_add_test(s, "large_sizes", test_sort_large_sizes);
     s = kit_add_suite("1.3_block", 1);
-    kit_add_sanitized_test(s, "quick", test_block_quick);
+    kit_add_marked_test(s, "quick", test_block_quick, QUICK_MARKS);
     kit_add_test(s, "sizes_up_to_2048", test_block_sizes);
     kit_add_test(s, "batches", test_block_batches);
     kit_add_test(s, "zero_one_principle", test_block_zero_one_principle);
     s = kit_add_suite("1.4_cooperative", 1);
-    kit_add_sanitized_test(s, "quick", test_cooperative_quick);
+    kit_add_marked_test(s, "quick", test_cooperative_quick, QUICK_MARKS);
     kit_add_test(s, "small_and_boundary_sizes", test_cooperative_small_sizes);
     kit_add_test(s, "large_sizes", test_cooperative_large_sizes);
 }

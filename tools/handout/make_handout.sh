@@ -23,10 +23,10 @@ else
     list() { find "$@" -type f 2>/dev/null | sort; }
 fi
 shipped() { # paths of the kit that students get
-    list .clang-format .gitignore Makefile common labs tests grading docs tools
+    list .clang-format .gitignore Makefile common labs tests grading docs tools emulation
 }
 excluded() { # what they never get, whatever else the folders hold
-    grep -Ev '^(solutions/|grading/tests/|tests/hidden/|tools/handout/|grading/gradescope/|\.ci/)'
+    grep -Ev '^(solutions/|grading/tests/|tests/hidden/|tools/handout/|grading/gradescope/|emulation/fixtures/|\.ci/)'
 }
 shipped | excluded | while read -r path; do
     mkdir -p "$dest/$(dirname "$path")"

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""check_emulation.py: the CPU emulation's own acceptance (make check-emulate [LAB=01]).
+
+    emulation/check_emulation.py --build BUILD [--sanitize address] 01-oddeven
+
+For each lab, with no GPU and no CUDA Toolkit:
+  1. the reference solution passes every [emulate] test in every thread order, and in compare
+     mode (each launch run in every order, results compared: no race);
+  2. the skeleton, as tools/skeleton writes it from the solution, fails every [emulate] test in
+     every order, cleanly: an assertion's failure, never a crash or a hang;
+  3. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
+     grading/tests/fixture_patch.py; some are the grader's own) is reported as its expect.json
+     says: which tests fail, how (fail, crash), and what the report names (the kernel, the line);
+     the controls pass;
+then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
+of the lab's emulated suite in every order.
+Exit status: 0 every check held, 1 one did not, 2 could not run.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FIXTURES = os.path.join(HERE, "fixtures")
+FIXTURE_PATCH = os.path.join(ROOT, "grading", "tests", "fixture_patch.py")
+GRADER_FIXTURES = os.path.join(ROOT, "grading", "tests", "fixtures", "gpu")
+RUN = [sys.executable, os.path.join(HERE, "run_emulated.py")]
+ALL_ORDERS = "forward,reverse,random:1,compare"
+
+
+class Checks:
+    def __init__(self):
+        self.rows = []
+
+    def check(self, what, ok, detail=""):
+        self.rows.append((what, ok))
+        print("%s %s%s" % ("ok  " if ok else "FAIL", what, (": " + detail) if detail and not ok
+                           else ""))
+        sys.stdout.flush()
+        return ok
+
+
+def lab_parts(lab):
+    name = lab.split("-", 1)[1]
+    return name, "test_" + lab.replace("-", "_")
+
+
+def make(build, targets):
+    """Builds emulation targets with the kit's make (no nvcc on the way)."""
+    out = subprocess.run(["make", "--no-print-directory", "BUILD=" + build] + targets,
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    if out.returncode != 0:
+        print(out.stdout[-3000:])
+    return out.returncode == 0
+
+
+def run_emulated(binary, orders, tests=None, env=None):
+    """run_emulated.py's results (a dict), its output and exit status."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        command = RUN + ["--orders", orders, "--json", f.name, binary]
+        if tests:
+            command += ["--tests", ",".join(tests)]
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        out = subprocess.run(command, cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True)
+        try:
+            results = json.load(open(f.name))
+        except ValueError:
+            results = {"results": [], "seconds": 0}
+    return results, out.stdout, out.returncode
+
+
+def check_no_toolkit(checks, build):
+    """Every header the emulation's objects were compiled with (their .d files): none of the
+    CUDA Toolkit's, only the emulation's own cuda_runtime*.h."""
+    headers = set()
+    for folder, _, files in os.walk(os.path.join(build, "emulate")):
+        for name in files:
+            if name.endswith(".d"):
+                with open(os.path.join(folder, name)) as f:
+                    headers.update(word for word in f.read().replace("\\\n", " ").split()
+                                   if word.endswith(".h") or word.endswith(".cuh"))
+    own = os.path.join(HERE, "include") + os.sep
+    cuda = sorted({os.path.relpath(h, ROOT) for h in headers
+                   if os.path.realpath(h).startswith(own)})
+    foreign = sorted(h for h in headers if "cuda" in h.lower() and
+                     not os.path.realpath(h).startswith(ROOT + os.sep))
+    checks.check("no CUDA Toolkit: the objects include no header from outside the kit with "
+                 "'cuda' in its path; their CUDA headers are the emulation's (%s)"
+                 % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
+
+
+def check_solution(checks, build, lab):
+    name, test = lab_parts(lab)
+    binary = os.path.join(build, "emulate", "solution", test)
+    results, output, status = run_emulated(binary, ALL_ORDERS)
+    ran = results["results"]
+    checks.check("%s solution: every [emulate] test passes in every order and in compare mode "
+                 "(%d tests, %.1f s)" % (lab, len(ran), results["seconds"]),
+                 status == 0 and ran and all(r["passed"] for r in ran), "\n" + output)
+    return results
+
+
+def check_skeleton(checks, build, lab):
+    name, test = lab_parts(lab)
+    binary = os.path.join(build, "emulate", "skeleton", test)
+    results, output, status = run_emulated(binary, "forward,reverse,random:1")
+    ran = results["results"]
+    clean = all(o["status"] == "fail" for r in ran for o in r["orders"].values())
+    told = all(any("not written yet" in line for o in r["orders"].values() for line in o["why"])
+               for r in ran)
+    checks.check("%s skeleton: every [emulate] test fails in every order, cleanly (no crash, no "
+                 "hang), saying the TODO is not written yet; exit 1" % lab,
+                 status == 1 and ran and clean and told, "\n" + output)
+
+
+def fixture_source(fixture, spec, out):
+    """Writes the planted fault's student file with the grader's fixture_patch.py."""
+    folder = (os.path.join(GRADER_FIXTURES, spec["grader"]) if "grader" in spec else
+              os.path.join(FIXTURES, fixture))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    if done.returncode != 0:
+        print(done.stdout)
+    return done.returncode == 0
+
+
+def line_of(path, marker):
+    """The line of @p path that holds @p marker; it must be the only one."""
+    with open(path) as f:
+        found = [number for number, line in enumerate(f, 1) if marker in line]
+    return found[0] if len(found) == 1 else "(%d lines hold '%s')" % (len(found), marker)
+
+
+def check_fixture(checks, build, lab, fixture, spec, source):
+    name, test = lab_parts(lab)
+    binary = os.path.join(build, "emulate", "fixture-" + fixture, test)
+    orders = spec.get("orders", ALL_ORDERS)
+    if spec.get("all_pass"):
+        results, output, status = run_emulated(binary, orders, env=spec.get("env"))
+        ran = results["results"]
+        return checks.check("%s %s: %s" % (lab, fixture, spec["about"]),
+                            status == 0 and ran and all(r["passed"] for r in ran),
+                            "\n" + output)
+    tests = sorted(spec["tests"])
+    results, output, status = run_emulated(binary, orders, tests, spec.get("env"))
+    problems = []
+    by_test = {r["test"]: r for r in results["results"]}
+    for t in tests:
+        want = spec["tests"][t]
+        r = by_test.get(t)
+        if not r:
+            problems.append("%s did not run" % t)
+            continue
+        said = [line for o in r["orders"].values() for line in o["why"]]
+        for order, o in r["orders"].items():
+            if o["status"] not in want["status"]:
+                problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
+                                                                 "/".join(want["status"])))
+        expected = list(want.get("output_has", []))
+        if "line_of" in want:
+            line = line_of(source, want["line_of"])
+            expected.append("%s.cu:%s" % (name, line))
+        for text in expected:
+            if not any(text in line for line in said):
+                problems.append("%s: the reports do not say '%s'" % (t, text))
+        for order, texts in want.get("order_output_has", {}).items():
+            lines = r["orders"].get(order, {}).get("why", [])
+            for text in texts:
+                if not any(text in line for line in lines):
+                    problems.append("%s in order %s: the report does not say '%s'"
+                                    % (t, order, text))
+    return checks.check("%s %s: %s" % (lab, fixture, spec["about"]), not problems,
+                        "; ".join(problems) + "\n" + output)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("labs", nargs="+")
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--sanitize", default=None,
+                        help="what the emulation is built with (EMU_SANITIZE): 'address' or "
+                             "empty; default: what BUILD/emulate/config.mk says")
+    args = parser.parse_args()
+    build = args.build
+    if args.sanitize is None:
+        args.sanitize = ""
+        config = os.path.join(build, "emulate", "config.mk")
+        if os.path.exists(config):
+            for line in open(config):
+                if line.startswith("EMU_SANITIZE ?="):
+                    args.sanitize = line.split("=", 1)[1].strip()
+    checks = Checks()
+    if not os.path.isdir(os.path.join(ROOT, "solutions")):
+        print("check-emulate: no solutions/ here (a student package): nothing to check")
+        return 0
+    have_fixtures = os.path.exists(FIXTURE_PATCH)
+    for lab in args.labs:
+        name, test = lab_parts(lab)
+        fixtures = {}
+        if lab == "01-oddeven" and have_fixtures:  # the fixtures are Lab 01's, as the grader's
+            for fixture in sorted(os.listdir(FIXTURES)):
+                spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
+                if spec.get("needs") and spec["needs"] != args.sanitize:
+                    print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
+                    continue
+                source = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab,
+                                      name + ".cu")
+                if not fixture_source(fixture, spec, source):
+                    checks.check("%s %s: fixture written" % (lab, fixture), False)
+                    continue
+                fixtures[fixture] = (spec, source)
+        targets = [os.path.join(build, "emulate", v, test) for v in ("solution", "skeleton")]
+        targets += [os.path.join(build, "emulate", "fixture-" + f, test) for f in fixtures]
+        if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
+                            "host compiler alone" % (lab, len(fixtures)), make(build, targets)):
+            continue
+        check_no_toolkit(checks, build)
+        solution = check_solution(checks, build, lab)
+        check_skeleton(checks, build, lab)
+        for fixture, (spec, source) in fixtures.items():
+            check_fixture(checks, build, lab, fixture, spec, source)
+        if not have_fixtures:
+            print("note: no grading/tests/fixture_patch.py here: planted faults not checked")
+
+        print("\n%s, emulated suite of the solution, seconds per thread order:" % lab)
+        orders = solution.get("orders", [])
+        print("  %-34s %s" % ("test", " ".join("%9s" % o for o in orders)))
+        totals = [0.0] * len(orders)
+        for r in solution.get("results", []):
+            times = [r["orders"][o]["seconds"] for o in orders]
+            totals = [a + b for a, b in zip(totals, times)]
+            print("  %-34s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
+        print("  %-34s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
+                                                    sum(totals)))
+
+    if make(build, [os.path.join(build, "emulate", "bench", "emu_bench")]):
+        bench = subprocess.run([os.path.join(build, "emulate", "bench", "emu_bench")], cwd=ROOT,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+        print("\n" + bench.stdout.rstrip())
+        checks.check("the benchmark runs", bench.returncode == 0)
+
+    failed = [what for what, ok in checks.rows if not ok]
+    print("\ncheck-emulate: %d passed, %d failed" % (len(checks.rows) - len(failed), len(failed)))
+    for what in failed:
+        print("  failed: %s" % what)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

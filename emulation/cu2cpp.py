@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""cu2cpp.py: turns a lab's .cu file into C++ that the host compiler builds against the kit's
+CPU emulation (emulation/README.md says why a rewrite, and why libclang).
+
+libclang parses the file as CUDA (host side, no CUDA Toolkit: -nocudainc -nocudalib and the
+emulation's own headers, which give clang CUDA's attributes under KIT_EMU_PARSE). From that AST
+and the file's own tokens, never from regular expressions, it makes three kinds of edit:
+
+  k<<<g, b, s, st>>>(args)      ->  ::kit_emu::launch(k, ::kit_emu::config(g, b, s, st),
+                                                       __FILE__, __LINE__)(args)
+  __shared__ T name[N];         ->  typedef T kit_emu_shared_t_name[N]; <a reference `name`
+                                    to the block's own instance, kit_emu::shared_var()>
+  extern __shared__ T name[];   ->  the same, bound to the block's dynamic shared memory
+
+and it appends one registration per kernel defined in the file (its name, and how to call it
+from cudaLaunchCooperativeKernel's `void **args`). No edit adds or removes a line, and the
+output starts with `#line 1 "<the original path>"`, so compiler messages, __FILE__, __LINE__
+and AddressSanitizer's reports name the student's own file and line.
+
+A header of the lab that needs edits too (Lab 05's quicksort_given.cuh) is written, rewritten,
+next to the output, where `#include "..."` finds it first.
+
+usage: cu2cpp.py -o OUT [--depfile FILE] [-I DIR]... [-D NAME]... SOURCE
+       cu2cpp.py --check      (exit 0 when libclang and its Python bindings are here)
+Exit status: 0 written; 1 the source does not compile (clang's messages, in the compiler's
+format) or uses something the rewrite cannot handle (a message names it); 2 no libclang.
+"""
+import argparse
+import glob
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EMU_INCLUDE = os.path.join(HERE, "include")
+# The configuration call clang makes of <<<...>>>: the old name when it finds no CUDA
+# installation (as here, on purpose), the new one otherwise.
+CONFIG_CALLS = ("cudaConfigureCall", "__cudaPushCallConfiguration")
+
+
+def load_cindex():
+    """clang.cindex from Debian's python3-clang-NN (in the system's dist-packages, which a
+    Python of one's own does not search) or from pip's libclang; then libclang itself."""
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        for folder in ("/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages"):
+            if os.path.isdir(os.path.join(folder, "clang")) and folder not in sys.path:
+                sys.path.append(folder)
+        try:
+            import clang.cindex as ci
+        except ImportError:
+            return None, "no Python bindings of libclang (Debian/Ubuntu: apt-get install python3-clang-15; elsewhere: pip install libclang)"
+    try:
+        ci.conf.lib
+        return ci, None
+    except ci.LibclangError:
+        pass
+    candidates = sorted(glob.glob("/usr/lib/llvm-*/lib/libclang.so*") +
+                        glob.glob("/usr/lib/*/libclang-*.so*") +
+                        glob.glob("/usr/lib*/libclang.so*"), reverse=True)
+    for path in candidates:
+        try:
+            ci.Config.set_library_file(path)
+            ci.conf.lib
+            return ci, None
+        except Exception:  # pylint: disable=broad-except
+            ci.Config.loaded = False
+    return None, "libclang not found (Debian/Ubuntu: apt-get install libclang1-15)"
+
+
+class RewriteError(Exception):
+    """Something the rewrite cannot handle, with the file and line it is at."""
+
+
+class FileTokens:
+    """One file's raw tokens (no macro expansion), by byte offset."""
+
+    def __init__(self, tu, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+        extent = tu.get_extent(path, (0, len(self.data)))
+        self.tokens = [(t.extent.start.offset, t.extent.end.offset, t.spelling)
+                       for t in tu.get_tokens(extent=extent)]
+        self.starts = {t[0]: i for i, t in enumerate(self.tokens)}
+        self.ends = {t[1]: i for i, t in enumerate(self.tokens)}
+
+    def at(self, offset):
+        i = self.starts.get(offset)
+        return None if i is None else self.tokens[i]
+
+    def ending_at(self, offset):
+        i = self.ends.get(offset)
+        return None if i is None else self.tokens[i]
+
+    def between(self, start, end):
+        return [t for t in self.tokens if t[0] >= start and t[1] <= end]
+
+
+class Rewriter:
+    def __init__(self, ci, tu, root):
+        self.ci = ci
+        self.tu = tu
+        self.root = root
+        self.main = os.path.realpath(tu.spelling)
+        self.edits = {}  # path -> [(start, end, text)]
+        self.tokens = {}
+        self.kernels = []  # (qualified name, name, path, line)
+
+    def rewritable(self, path):
+        """The file rewritten, and the kit's own files: not the emulation's headers, not the
+        system's."""
+        real = os.path.realpath(path)
+        if real == self.main:
+            return True
+        return real.startswith(self.root + os.sep) and not real.startswith(EMU_INCLUDE + os.sep)
+
+    def file_tokens(self, path):
+        if path not in self.tokens:
+            self.tokens[path] = FileTokens(self.tu, path)
+        return self.tokens[path]
+
+    def edit(self, path, start, end, text):
+        self.edits.setdefault(path, []).append((start, end, text))
+
+    @staticmethod
+    def where(cursor):
+        loc = cursor.location
+        return "%s:%d" % (os.path.relpath(loc.file.name) if loc.file else "?", loc.line)
+
+    def walk(self, cursor):
+        kinds = self.ci.CursorKind
+        for child in cursor.get_children():
+            loc = child.location
+            if loc.file is None or not self.rewritable(loc.file.name):
+                continue
+            self.visit(child, kinds)
+
+    def visit(self, cursor, kinds):
+        kind = cursor.kind
+        if kind == kinds.CALL_EXPR:
+            children = list(cursor.get_children())
+            if (len(children) >= 2 and children[1].kind == kinds.CALL_EXPR and
+                    children[1].spelling in CONFIG_CALLS):
+                self.launch(cursor, children[0], children[1])
+        elif kind == kinds.DECL_STMT:
+            shared = [c for c in cursor.get_children()
+                      if c.kind == kinds.VAR_DECL and self.is_shared(c, kinds)]
+            if shared:
+                self.shared(cursor, shared)
+        elif (kind == kinds.VAR_DECL and self.is_shared(cursor, kinds) and
+              cursor.lexical_parent is not None and
+              cursor.lexical_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE)):
+            raise RewriteError("%s: the emulation has no __shared__ variable outside a function "
+                               "('%s'): declare it inside the kernel, or run this on a GPU"
+                               % (self.where(cursor), cursor.spelling))
+        elif kind == kinds.FUNCTION_DECL and cursor.is_definition() and any(
+                c.kind == kinds.CUDAGLOBAL_ATTR for c in cursor.get_children()):
+            self.kernels.append((self.qualified(cursor, kinds), cursor.spelling,
+                                 os.path.relpath(cursor.location.file.name),
+                                 cursor.location.line))
+        for child in cursor.get_children():
+            self.visit(child, kinds)
+
+    @staticmethod
+    def is_shared(cursor, kinds):
+        return any(c.kind == kinds.CUDASHARED_ATTR for c in cursor.get_children())
+
+    @staticmethod
+    def qualified(cursor, kinds):
+        parts = [cursor.spelling]
+        parent = cursor.semantic_parent
+        while parent is not None and parent.kind != kinds.TRANSLATION_UNIT:
+            parts.append(parent.spelling)
+            parent = parent.semantic_parent
+        return "::" + "::".join(reversed(parts))
+
+    def launch(self, call, callee, config):
+        """k<<<...>>>(args): the config call's extent is exactly `<<<...>>>`."""
+        path = config.extent.start.file.name if config.extent.start.file else None
+        start, end = config.extent.start.offset, config.extent.end.offset
+        tokens = self.file_tokens(path) if path else None
+        first = tokens.at(start) if tokens else None
+        last = tokens.ending_at(end) if tokens else None
+        callee_start = callee.extent.start
+        if (not first or first[2] != "<<<" or not last or last[2] != ">>>" or
+                callee_start.file is None or callee_start.file.name != path or
+                callee_start.offset >= start):
+            raise RewriteError("%s: the emulation cannot rewrite this kernel launch (is its "
+                               "<<<...>>> written by a macro?): write it out, or run this on a "
+                               "GPU" % self.where(call))
+        self.edit(path, callee_start.offset, callee_start.offset, "::kit_emu::launch(")
+        self.edit(path, first[0], first[1], ", ::kit_emu::config(")
+        self.edit(path, last[0], last[1], "), __FILE__, __LINE__)")
+
+    def shared(self, stmt, decls):
+        """`[extern|static] __shared__ T a[N], b;` -> typedefs, then references to the block's
+        instances, on the same line."""
+        path = stmt.extent.start.file.name
+        tokens = self.file_tokens(path)
+        stmt_tokens = tokens.between(stmt.extent.start.offset, stmt.extent.end.offset)
+        first_name = min(d.location.offset for d in decls)
+        specifiers = [t for t in stmt_tokens if t[0] < first_name]
+        shared = [t for t in specifiers if t[2] == "__shared__"]
+        if len(shared) != 1 or not stmt_tokens or stmt_tokens[-1][2] != ";":
+            raise RewriteError("%s: the emulation cannot rewrite this __shared__ declaration "
+                               "(is __shared__ written by a macro?): write it out, or run this "
+                               "on a GPU" % self.where(stmt))
+        dynamic = any(t[2] == "extern" for t in specifiers)
+        for t in specifiers:
+            if t[2] in ("extern", "static"):
+                self.edit(path, t[0], t[1], "")
+        self.edit(path, shared[0][0], shared[0][1], "typedef")
+        after = []
+        for d in decls:
+            name = d.spelling
+            token = tokens.at(d.location.offset)
+            if not token or token[2] != name:
+                raise RewriteError("%s: the emulation cannot rewrite the __shared__ variable "
+                                   "'%s' (is its name written by a macro?)"
+                                   % (self.where(d), name))
+            type_name = "kit_emu_shared_t_" + name
+            self.edit(path, token[0], token[1], type_name)
+            if dynamic:
+                after.append(" %s &%s = *(%s *)::kit_emu::dynamic_shared(alignof(%s), \"%s\", "
+                             "__FILE__, __LINE__);" % (type_name, name, type_name, type_name, name))
+            else:
+                tag = "kit_emu_shared_tag_" + name
+                after.append(" static char %s; %s &%s = *(%s *)::kit_emu::shared_var(&%s, "
+                             "sizeof(%s), alignof(%s), \"%s\", __FILE__, __LINE__);"
+                             % (tag, type_name, name, type_name, tag, type_name, type_name, name))
+        semicolon = stmt_tokens[-1]
+        self.edit(path, semicolon[1], semicolon[1], "".join(after))
+
+    def rewritten(self, path):
+        data = self.file_tokens(path).data if path in self.tokens else open(path, "rb").read()
+        out = []
+        position = 0
+        for start, end, text in sorted(self.edits.get(path, []), key=lambda e: (e[0], e[1])):
+            if start < position:
+                raise RewriteError("%s: overlapping edits at byte %d (a bug of cu2cpp.py)"
+                                   % (path, start))
+            out.append(data[position:start])
+            out.append(text.encode())
+            position = end
+        out.append(data[position:])
+        return b"".join(out)
+
+
+def main():
+    if sys.argv[1:] == ["--check"]:  # emulation/configure.sh: is libclang here?
+        ci, problem = load_cindex()
+        if ci is None:
+            print(problem, file=sys.stderr)
+            return 2
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source")
+    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--depfile")
+    parser.add_argument("-I", dest="includes", action="append", default=[])
+    parser.add_argument("-D", dest="defines", action="append", default=[])
+    args = parser.parse_args()
+
+    ci, problem = load_cindex()
+    if ci is None:
+        print("cu2cpp: %s; the emulation needs it to read <<<...>>> launches" % problem,
+              file=sys.stderr)
+        return 2
+    clang_args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+                  "--cuda-path=/nonexistent/kit-emulation", "-std=c++17", "-DKIT_EMU_PARSE", "-D__CUDACC__",
+                  "-I" + EMU_INCLUDE, "-include", "cuda_runtime.h"]
+    clang_args += ["-I" + i for i in args.includes] + ["-D" + d for d in args.defines]
+    tu = ci.Index.create().parse(args.source, args=clang_args)
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if errors:
+        for d in tu.diagnostics:
+            if d.severity >= ci.Diagnostic.Warning:
+                print(d.format(), file=sys.stderr)
+        print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
+              file=sys.stderr)
+        return 1
+    rewriter = Rewriter(ci, tu, os.path.realpath(os.getcwd()))
+    try:
+        rewriter.walk(tu.cursor)
+        main_path = tu.spelling
+        outputs = {}
+        for path in set(rewriter.edits) | {main_path}:
+            same = os.path.realpath(path) == os.path.realpath(main_path)
+            target = args.output if same else os.path.join(os.path.dirname(args.output),
+                                                           os.path.basename(path))
+            text = b'#line 1 "%s"\n' % os.path.relpath(path).encode() + rewriter.rewritten(path)
+            if same and rewriter.kernels:
+                text += b'\n#line 1 "<kit emulation: the kernels of %s>"\n' % \
+                        os.path.relpath(path).encode()
+                for i, (qualified, name, where, line) in enumerate(rewriter.kernels):
+                    text += (b'static ::kit_emu::kernel_registration kit_emu_kernel_%d(%s, "%s", '
+                             b'"%s", %d);\n' % (i, qualified.encode(), name.encode(),
+                                                where.encode(), line))
+            outputs[target] = text
+    except RewriteError as e:
+        print("cu2cpp: %s" % e, file=sys.stderr)
+        return 1
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    for target, text in outputs.items():
+        with open(target + ".tmp", "wb") as f:
+            f.write(text)
+        os.replace(target + ".tmp", target)
+    if args.depfile:
+        headers = sorted({os.path.relpath(i.include.name) for i in tu.get_includes()
+                          if rewriter.rewritable(i.include.name)})
+        with open(args.depfile, "w") as f:
+            f.write("%s: %s %s\n" % (args.output, args.source, " ".join(headers)))
+            for h in headers:
+                f.write("%s:\n" % h)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

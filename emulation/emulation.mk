@@ -1,0 +1,144 @@
+# The CPU emulation of the kit's CUDA (emulation/README.md): every lab's [emulate] tests without
+# a GPU or the CUDA Toolkit. Included by the Makefile, which defines BUILD, LABS, lab_name,
+# lab_id, HAVE_SOLUTIONS and CUNIT_LIB; nothing here calls nvcc or reads CUDA_HOME.
+#
+#   make emulate [LAB=NN]        build the labs' files against the emulation and run their
+#                                [emulate] tests in every thread order (EMU_VARIANT=solution
+#                                runs the reference instead of your file)
+#   make check-emulate [LAB=NN]  the emulation's own acceptance: the solution passes in every
+#                                order, the skeleton fails cleanly, planted faults are reported
+#   make bench-emulate           the cost of a fiber switch, emulated GPU threads per second
+#
+# Each variant V (solution, student, skeleton, or a planted fault's name) of lab NN-name goes:
+#   source -> $(EMU_BUILD)/V/src/NN-name/name.cu      (emulation/cu2cpp.py: <<<>>> and __shared__)
+#          -> $(EMU_BUILD)/V/obj/NN-name.o            (the host C++ compiler)
+#          -> $(EMU_BUILD)/V/test_NN_name             (with the tests, common/ and the runtime)
+# The source of solution and student is the kit's file; of any other V, the file
+# $(EMU_BUILD)/V/orig/NN-name/name.cu (make writes the skeleton's; check_emulation.sh the rest).
+
+EMU_BUILD := $(BUILD)/emulate
+# The labs the emulation runs so far (issue 28 builds it up lab by lab).
+EMU_SUPPORTED := 01-oddeven
+EMU_LABS := $(filter $(EMU_SUPPORTED),$(LABS))
+EMU_PYTHON ?= python3
+EMU_CXX ?= g++
+EMU_CC ?= gcc
+EMU_VARIANT ?= student
+# Thread orders of make emulate: each [emulate] test runs once in each.
+EMU_ORDERS ?= forward,reverse,random:1
+
+# What this machine has (Boost.Context, AddressSanitizer), found once by emulation/configure.sh,
+# which stops with the command to run when something is missing: the first step of emulate,
+# check-emulate and bench-emulate, which build everything else in a make of their own that
+# reads it. (Delete the file to look again.)
+ifneq ($(filter $(EMU_BUILD)/%,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(EMU_BUILD)/config.mk),)
+$(error $(EMU_BUILD)/config.mk is missing: make emulate writes it (emulation/configure.sh))
+endif
+include $(EMU_BUILD)/config.mk
+endif
+EMU_CONFIGURE = @test -f $(EMU_BUILD)/config.mk || { mkdir -p $(EMU_BUILD) && \
+    bash emulation/configure.sh $(EMU_CXX) $(EMU_PYTHON) $(EMU_CC) > $(EMU_BUILD)/config.mk.tmp && \
+    mv $(EMU_BUILD)/config.mk.tmp $(EMU_BUILD)/config.mk; }
+
+EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE))
+EMU_FIBER_FLAGS := $(if $(filter boost,$(EMU_FIBER)),-DKIT_EMU_FIBER_BOOST=1)
+EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests -Igrading/runtime
+# Frame pointers: the watchdog names the line a stopped kernel was at by walking them.
+EMU_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
+EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
+# A .cu file, rewritten: C++, with cuda_runtime.h first, as nvcc does (which does not warn of
+# a kernel's unused parameters, as a skeleton's have).
+EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -D__CUDACC__ -include cuda_runtime.h -x c++
+EMU_HEADERS := $(wildcard emulation/include/*.h)
+EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
+                     $(wildcard emulation/src/*.cpp))
+EMU_KIT_LIB := $(EMU_BUILD)/lib/libkit.a
+EMU_COMMON_OBJ := $(patsubst %.c,$(EMU_BUILD)/obj/%.o,$(wildcard common/*.c))
+EMU_LINK = $(EMU_CXX) $(EMU_SAN) -o $@ $^ $(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm
+
+# Every object depends on the flags it was built with: switching EMU_SANITIZE or the fiber back
+# end rebuilds them all instead of linking a mix.
+$(EMU_BUILD)/flags.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo "$(EMU_SAN) $(EMU_FIBER_FLAGS) $(EMU_CXX) $(EMU_CC)" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(EMU_BUILD)/obj/%.o: %.c $(EMU_BUILD)/flags.stamp
+	@mkdir -p $(@D)
+	$(EMU_CC) $(EMU_CFLAGS) $(foreach l,$(LABS_ALL),-Ilabs/$(l)) -MMD -MP -c $< -o $@
+
+$(EMU_BUILD)/obj/emulation/%.o: emulation/src/%.cpp $(EMU_BUILD)/flags.stamp
+	@mkdir -p $(@D)
+	$(EMU_CXX) $(EMU_CXXFLAGS) -O2 $(EMU_FIBER_FLAGS) -MMD -MP -c $< -o $@
+
+# Objects the pattern rules make on the way to a test binary: kept (make would delete them).
+.PRECIOUS: $(EMU_BUILD)/obj/%.o
+
+$(EMU_KIT_LIB): $(EMU_COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# A lab's rules, for every variant at once (the variant is the pattern's stem).
+define EMU_LAB_RULES
+$(EMU_BUILD)/solution/src/$(1)/$(call lab_name,$(1)).cu: solutions/$(1)/$(call lab_name,$(1)).cu \
+        emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
+
+$(EMU_BUILD)/student/src/$(1)/$(call lab_name,$(1)).cu: labs/$(1)/$(call lab_name,$(1)).cu \
+        emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
+
+$(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu: $(EMU_BUILD)/%/orig/$(1)/$(call lab_name,$(1)).cu \
+        emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
+
+$(EMU_BUILD)/skeleton/orig/$(1)/$(call lab_name,$(1)).cu: solutions/$(1)/$(call lab_name,$(1)).cu \
+        $(BUILD)/tools/skeleton
+	@mkdir -p $$(@D)
+	$(BUILD)/tools/skeleton $$< > $$@.tmp && mv $$@.tmp $$@
+
+$(EMU_BUILD)/%/obj/$(1).o: $(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu \
+        $(EMU_BUILD)/flags.stamp
+	@mkdir -p $$(@D)
+	$(EMU_CXX) $(EMU_CUFLAGS) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
+
+$(EMU_BUILD)/%/test_$(call lab_id,$(1)): $(EMU_BUILD)/obj/tests/runner.o \
+        $(EMU_BUILD)/obj/tests/gpu_harness.o $(EMU_BUILD)/obj/tests/test_$(call lab_id,$(1)).o \
+        $(EMU_BUILD)/%/obj/$(1).o $(EMU_KIT_LIB) $(EMU_RUNTIME_OBJ)
+	$$(EMU_LINK)
+
+.PRECIOUS: $(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu \
+           $(EMU_BUILD)/%/orig/$(1)/$(call lab_name,$(1)).cu $(EMU_BUILD)/%/obj/$(1).o
+endef
+$(foreach l,$(EMU_SUPPORTED),$(eval $(call EMU_LAB_RULES,$(l))))
+
+emu_tests = $(foreach l,$(EMU_LABS),$(EMU_BUILD)/$(1)/test_$(call lab_id,$(l)))
+
+emulate:
+	@$(if $(EMU_LABS),,echo "emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
+	$(EMU_CONFIGURE)
+	@$(MAKE) --no-print-directory $(call emu_tests,$(EMU_VARIANT))
+	@$(EMU_PYTHON) emulation/run_emulated.py --orders $(EMU_ORDERS) $(call emu_tests,$(EMU_VARIANT))
+
+check-emulate:
+	@$(if $(EMU_LABS),,echo "check-emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)
+	$(EMU_CONFIGURE)
+	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) $(if $(filter command line,$(origin EMU_SANITIZE)),--sanitize "$(EMU_SANITIZE)") $(EMU_LABS)
+
+bench-emulate:
+	$(EMU_CONFIGURE)
+	@$(MAKE) --no-print-directory $(EMU_BUILD)/bench/emu_bench
+	@ASAN_OPTIONS=detect_leaks=0 $(EMU_BUILD)/bench/emu_bench
+
+$(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d -I emulation/src $<
+
+$(EMU_BUILD)/bench/emu_bench: $(EMU_BUILD)/bench/src/emu_bench.cu $(EMU_RUNTIME_OBJ) \
+        $(EMU_BUILD)/flags.stamp
+	$(EMU_CXX) $(filter-out -O1,$(EMU_CUFLAGS)) -O2 -Iemulation/src $(EMU_FIBER_FLAGS) \
+	    -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)

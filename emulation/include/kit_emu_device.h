@@ -1,0 +1,514 @@
+/*
+ * The device side of the kit's CPU emulation (emulation/README.md), C++17: the built-in
+ * variables, barriers, shared memory, atomics and intrinsics a kernel uses, and what a rewritten
+ * `k<<<grid, block, shmem, stream>>>(args)` calls. Every emulated GPU thread is a fiber; a
+ * fiber runs until it waits (a barrier, a grid sync, a poll of memory), and the runtime
+ * (emulation/src/) decides which fiber runs next.
+ *
+ * Device functions here take the caller's file and line as defaulted arguments
+ * (__builtin_FILE(), __builtin_LINE()), so an error names the line of the student's code.
+ */
+#ifndef KIT_EMU_DEVICE_H
+#define KIT_EMU_DEVICE_H
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "cuda_runtime_api.h"
+
+/* After the C++ headers above, as libstdc++ writes __attribute__((__noinline__)) (in <memory>):
+ * a .cu file that includes such a header itself after this one breaks, as under nvcc. */
+#ifndef KIT_EMU_RUNTIME
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#endif
+
+#define KIT_EMU_WHERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+
+namespace kit_emu
+{
+
+/** What one emulated GPU thread sees of itself; the runtime points current_thread at it. */
+struct thread_state {
+    uint3 thread_idx;
+    uint3 block_idx;
+    dim3 block_dim;
+    dim3 grid_dim;
+};
+
+/** The running GPU thread, or NULL while host code runs. */
+extern thread_state *current_thread;
+
+/** Stops the program: a built-in variable or device function used outside a kernel. */
+[[noreturn]] KIT_EMU_HD void outside_kernel(const char *what, const char *file, int line);
+
+KIT_EMU_HD inline thread_state &current(const char *what, const char *file, int line)
+{
+    if (!current_thread) {
+        outside_kernel(what, file, line);
+    }
+    return *current_thread;
+}
+
+/**
+ * Ends the running launch with @p err (a sticky error, as a GPU fault is), after printing
+ * "emulation: <kernel>: <message>" with the thread, the block and the thread order.
+ */
+[[noreturn]] void fault(cudaError_t err, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** A device feature the emulation does not model: stops the launch, naming it. */
+[[noreturn]] KIT_EMU_HD void unsupported(const char *what, const char *file, int line);
+
+/** Waits at a block barrier (__syncthreads and friends); returns the block's reduction of
+ * @p predicate: 0 none, 1 count, 2 and, 3 or. */
+KIT_EMU_HD int block_barrier(int predicate, int reduce, const char *file, int line);
+
+/** Waits at the grid barrier of a cooperative launch. */
+KIT_EMU_HD void grid_barrier(const char *file, int line);
+
+/** An atomic has been done: @p changed whether it wrote a new value (progress), else it was a
+ * poll, and the fiber lets the others run. */
+KIT_EMU_HD void atomic_done(bool changed, const char *file, int line);
+
+/** A poll of memory (__nanosleep, __ldcg): lets the other fibers run. */
+KIT_EMU_HD void poll(const char *what, const char *file, int line);
+
+/** The block's instance of a `__shared__` variable (@p tag is unique to its declaration):
+ * allocated, exactly @p bytes, and poisoned when the first thread of the block reaches it. */
+KIT_EMU_HD void *shared_var(const void *tag, size_t bytes, size_t align, const char *name,
+                            const char *file, int line);
+
+/** The block's dynamic shared memory (`extern __shared__`): the launch's shmem bytes. */
+KIT_EMU_HD void *dynamic_shared(size_t align, const char *name, const char *file, int line);
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+/** What `<<<grid, block, shmem, stream>>>` says. */
+struct config {
+    dim3 grid, block;
+    size_t shared_bytes;
+    cudaStream_t stream;
+    KIT_EMU_HD config(dim3 g, dim3 b, size_t s = 0, cudaStream_t st = 0)
+        : grid(g), block(b), shared_bytes(s), stream(st)
+    {
+    }
+};
+
+/** Runs one GPU thread's call of the kernel, from a closure the launch holds. */
+typedef void (*invoke_fn)(const void *closure);
+
+/**
+ * Launches @p func: every GPU thread of the grid calls invoke(closure) on a fiber of its own.
+ * The error (a bad configuration, or a fault of the kernel) is what cudaGetLastError and the
+ * next synchronizing call report.
+ */
+KIT_EMU_HD cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke,
+                                     const void *closure, bool cooperative, const char *file,
+                                     int line);
+
+/** cudaLaunchKernel and cudaLaunchCooperativeKernel: @p args as those take them. */
+cudaError_t launch_with_args(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                             cudaStream_t stream, bool cooperative, const char *file, int line);
+
+/** What `k<<<...>>>` becomes: launch(k, config(...), file, line)(args...). */
+template <typename... P> struct kernel_call {
+    void (*kernel)(P...);
+    config cfg;
+    const char *file;
+    int line;
+
+    /* The arguments convert to the kernel's parameter types as in a call; each GPU thread
+     * gets its own copy of them, as a kernel's parameters are its own. */
+    KIT_EMU_HD void operator()(P... args) const
+    {
+        struct closure {
+            void (*kernel)(P...);
+            std::tuple<P...> args;
+        } c{kernel, std::tuple<P...>(args...)};
+        launch_kernel((const void *)kernel, cfg,
+                      [](const void *p) {
+                          const closure *cl = static_cast<const closure *>(p);
+                          std::apply(cl->kernel, cl->args);
+                      },
+                      &c, false, file, line);
+    }
+};
+
+template <typename... P>
+KIT_EMU_HD kernel_call<P...> launch(void (*kernel)(P...), const config &c, const char *file,
+                                    int line)
+{
+    return kernel_call<P...>{kernel, c, file, line};
+}
+
+/** Calls a kernel with the arguments of a cudaLaunchKernel-style `void **args`. */
+typedef void (*invoke_args_fn)(const void *func, void **args);
+
+template <typename... P, size_t... I>
+void call_with_args(void (*kernel)(P...), void **args, std::index_sequence<I...>)
+{
+    kernel(*static_cast<P *>(args[I])...);
+}
+
+template <typename... P> void invoke_with_args(const void *func, void **args)
+{
+    call_with_args((void (*)(P...))func, args, std::index_sequence_for<P...>{});
+}
+
+/** Records a kernel's name and how to call it from `void **args` (cu2cpp.py writes one per
+ * kernel of the file, at its end). */
+void register_kernel(const void *func, const char *name, const char *file, int line,
+                     invoke_args_fn invoke);
+
+struct kernel_registration {
+    template <typename... P>
+    kernel_registration(void (*kernel)(P...), const char *name, const char *file, int line)
+    {
+        register_kernel((const void *)kernel, name, file, line, &invoke_with_args<P...>);
+    }
+};
+
+/* ---- atomics ---------------------------------------------------------------------------------
+ * One OS thread runs every fiber, so a read-modify-write is atomic by construction; what the
+ * emulation adds is the scheduling: an atomic that changes nothing is a poll. */
+template <typename T, typename F>
+KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
+{
+    T old = *address;
+    T updated = op(old);
+    *address = updated;
+    /* Bytes, not ==: a float that stays NaN has changed nothing either. */
+    const unsigned char *a = reinterpret_cast<const unsigned char *>(&old);
+    const unsigned char *b = reinterpret_cast<const unsigned char *>(&updated);
+    bool changed = false;
+    for (size_t i = 0; i < sizeof old; i++) {
+        changed |= a[i] != b[i];
+    }
+    atomic_done(changed, file, line);
+    return old;
+}
+
+} // namespace kit_emu
+
+/* ---- built-in variables ---------------------------------------------------------------------- */
+
+#ifndef KIT_EMU_RUNTIME
+#define threadIdx (::kit_emu::current("threadIdx", __FILE__, __LINE__).thread_idx)
+#define blockIdx (::kit_emu::current("blockIdx", __FILE__, __LINE__).block_idx)
+#define blockDim (::kit_emu::current("blockDim", __FILE__, __LINE__).block_dim)
+#define gridDim (::kit_emu::current("gridDim", __FILE__, __LINE__).grid_dim)
+#endif
+/* A variable, as in CUDA (a macro would break cudaDeviceProp's field of that name). */
+constexpr int warpSize = 32;
+
+/* ---- barriers -------------------------------------------------------------------------------- */
+
+KIT_EMU_HD inline void __syncthreads(KIT_EMU_WHERE)
+{
+    kit_emu::block_barrier(0, 0, file, line);
+}
+KIT_EMU_HD inline int __syncthreads_count(int predicate, KIT_EMU_WHERE)
+{
+    return kit_emu::block_barrier(predicate, 1, file, line);
+}
+KIT_EMU_HD inline int __syncthreads_and(int predicate, KIT_EMU_WHERE)
+{
+    return kit_emu::block_barrier(predicate, 2, file, line);
+}
+KIT_EMU_HD inline int __syncthreads_or(int predicate, KIT_EMU_WHERE)
+{
+    return kit_emu::block_barrier(predicate, 3, file, line);
+}
+
+/* Memory fences order one thread's writes as other threads see them; with one OS thread every
+ * write is seen at once, so they have nothing to do (what they guard on a GPU, the emulation
+ * cannot check: README.md). */
+KIT_EMU_HD inline void __threadfence(void) {}
+KIT_EMU_HD inline void __threadfence_block(void) {}
+KIT_EMU_HD inline void __threadfence_system(void) {}
+
+KIT_EMU_HD inline void __nanosleep(unsigned ns, KIT_EMU_WHERE)
+{
+    (void)ns;
+    kit_emu::poll("__nanosleep", file, line);
+}
+
+/* ---- warp-level functions: not modelled yet -------------------------------------------------- */
+
+KIT_EMU_HD inline void __syncwarp(unsigned mask = 0xffffffffu, KIT_EMU_WHERE)
+{
+    (void)mask;
+    kit_emu::unsupported("__syncwarp", file, line);
+}
+KIT_EMU_HD inline unsigned __activemask(KIT_EMU_WHERE)
+{
+    kit_emu::unsupported("__activemask", file, line);
+}
+template <typename T>
+KIT_EMU_HD inline T __shfl_sync(unsigned m, T v, int l, int w = 32, KIT_EMU_WHERE)
+{
+    (void)m, (void)v, (void)l, (void)w;
+    kit_emu::unsupported("__shfl_sync", file, line);
+}
+template <typename T>
+KIT_EMU_HD inline T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 32, KIT_EMU_WHERE)
+{
+    (void)m, (void)v, (void)d, (void)w;
+    kit_emu::unsupported("__shfl_up_sync", file, line);
+}
+template <typename T>
+KIT_EMU_HD inline T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32, KIT_EMU_WHERE)
+{
+    (void)m, (void)v, (void)d, (void)w;
+    kit_emu::unsupported("__shfl_down_sync", file, line);
+}
+template <typename T>
+KIT_EMU_HD inline T __shfl_xor_sync(unsigned m, T v, int x, int w = 32, KIT_EMU_WHERE)
+{
+    (void)m, (void)v, (void)x, (void)w;
+    kit_emu::unsupported("__shfl_xor_sync", file, line);
+}
+KIT_EMU_HD inline unsigned __ballot_sync(unsigned m, int p, KIT_EMU_WHERE)
+{
+    (void)m, (void)p;
+    kit_emu::unsupported("__ballot_sync", file, line);
+}
+KIT_EMU_HD inline int __any_sync(unsigned m, int p, KIT_EMU_WHERE)
+{
+    (void)m, (void)p;
+    kit_emu::unsupported("__any_sync", file, line);
+}
+KIT_EMU_HD inline int __all_sync(unsigned m, int p, KIT_EMU_WHERE)
+{
+    (void)m, (void)p;
+    kit_emu::unsupported("__all_sync", file, line);
+}
+template <typename T> KIT_EMU_HD inline unsigned __match_any_sync(unsigned m, T v, KIT_EMU_WHERE)
+{
+    (void)m, (void)v;
+    kit_emu::unsupported("__match_any_sync", file, line);
+}
+
+/* ---- atomics --------------------------------------------------------------------------------- */
+
+#define KIT_EMU_ATOMIC(name, T, expr)                                                              \
+    KIT_EMU_HD inline T name(T *address, T val, KIT_EMU_WHERE)                                     \
+    {                                                                                              \
+        return kit_emu::atomic_rmw(                                                                \
+            address, [val]([[maybe_unused]] T old) -> T { return (expr); }, file, line);           \
+    }
+#define KIT_EMU_ATOMIC_INTEGERS(name, expr)                                                        \
+    KIT_EMU_ATOMIC(name, int, expr)                                                                \
+    KIT_EMU_ATOMIC(name, unsigned int, expr)                                                       \
+    KIT_EMU_ATOMIC(name, unsigned long long, expr)
+
+KIT_EMU_ATOMIC_INTEGERS(atomicAdd, old + val)
+KIT_EMU_ATOMIC(atomicAdd, float, old + val)
+KIT_EMU_ATOMIC(atomicAdd, double, old + val)
+KIT_EMU_ATOMIC(atomicSub, int, old - val)
+KIT_EMU_ATOMIC(atomicSub, unsigned int, old - val)
+KIT_EMU_ATOMIC_INTEGERS(atomicExch, val)
+KIT_EMU_ATOMIC(atomicExch, float, val)
+KIT_EMU_ATOMIC_INTEGERS(atomicMin, val < old ? val : old)
+KIT_EMU_ATOMIC(atomicMin, long long, val < old ? val : old)
+KIT_EMU_ATOMIC_INTEGERS(atomicMax, val > old ? val : old)
+KIT_EMU_ATOMIC(atomicMax, long long, val > old ? val : old)
+KIT_EMU_ATOMIC_INTEGERS(atomicAnd, old &val)
+KIT_EMU_ATOMIC_INTEGERS(atomicOr, old | val)
+KIT_EMU_ATOMIC_INTEGERS(atomicXor, old ^ val)
+KIT_EMU_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
+KIT_EMU_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
+
+#define KIT_EMU_ATOMIC_CAS(T)                                                                      \
+    KIT_EMU_HD inline T atomicCAS(T *address, T compare, T val, KIT_EMU_WHERE)                     \
+    {                                                                                              \
+        return kit_emu::atomic_rmw(                                                                \
+            address, [compare, val](T old) -> T { return old == compare ? val : old; }, file,      \
+            line);                                                                                 \
+    }
+KIT_EMU_ATOMIC_CAS(int)
+KIT_EMU_ATOMIC_CAS(unsigned int)
+KIT_EMU_ATOMIC_CAS(unsigned long long)
+KIT_EMU_ATOMIC_CAS(unsigned short)
+
+/* ---- loads, bits, conversions ---------------------------------------------------------------- */
+
+template <typename T> KIT_EMU_HD inline T __ldg(const T *address)
+{
+    return *address;
+}
+/* A load that bypasses L1 is what a spin-wait on another block's flag reads with: a poll. */
+template <typename T> KIT_EMU_HD inline T __ldcg(const T *address, KIT_EMU_WHERE)
+{
+    kit_emu::poll("__ldcg", file, line);
+    return *address;
+}
+template <typename T> KIT_EMU_HD inline void __stcg(T *address, T value)
+{
+    *address = value;
+}
+
+KIT_EMU_HD inline int __popc(unsigned int x)
+{
+    return __builtin_popcount(x);
+}
+KIT_EMU_HD inline int __popcll(unsigned long long x)
+{
+    return __builtin_popcountll(x);
+}
+KIT_EMU_HD inline int __clz(int x)
+{
+    return x == 0 ? 32 : __builtin_clz((unsigned)x);
+}
+KIT_EMU_HD inline int __clzll(long long x)
+{
+    return x == 0 ? 64 : __builtin_clzll((unsigned long long)x);
+}
+KIT_EMU_HD inline int __ffs(int x)
+{
+    return __builtin_ffs(x);
+}
+KIT_EMU_HD inline int __ffsll(long long x)
+{
+    return __builtin_ffsll(x);
+}
+KIT_EMU_HD inline unsigned int __brev(unsigned int x)
+{
+    unsigned int r = 0;
+    for (int i = 0; i < 32; i++, x >>= 1) {
+        r = (r << 1) | (x & 1u);
+    }
+    return r;
+}
+KIT_EMU_HD inline unsigned long long __brevll(unsigned long long x)
+{
+    return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+KIT_EMU_HD inline unsigned int __float_as_uint(float f)
+{
+    unsigned int u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+KIT_EMU_HD inline float __uint_as_float(unsigned int u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+KIT_EMU_HD inline int __float_as_int(float f)
+{
+    return (int)__float_as_uint(f);
+}
+KIT_EMU_HD inline float __int_as_float(int i)
+{
+    return __uint_as_float((unsigned)i);
+}
+
+KIT_EMU_HD long long clock64(void);
+
+/* CUDA's min and max, for host and device code alike. */
+#define KIT_EMU_MINMAX(T)                                                                          \
+    KIT_EMU_HD inline T min(T a, T b)                                                              \
+    {                                                                                              \
+        return b < a ? b : a;                                                                      \
+    }                                                                                              \
+    KIT_EMU_HD inline T max(T a, T b)                                                              \
+    {                                                                                              \
+        return a < b ? b : a;                                                                      \
+    }
+KIT_EMU_MINMAX(int)
+KIT_EMU_MINMAX(unsigned int)
+KIT_EMU_MINMAX(long)
+KIT_EMU_MINMAX(unsigned long)
+KIT_EMU_MINMAX(long long)
+KIT_EMU_MINMAX(unsigned long long)
+KIT_EMU_MINMAX(float)
+KIT_EMU_MINMAX(double)
+KIT_EMU_HD inline unsigned int min(int a, unsigned int b)
+{
+    return min((unsigned)a, b);
+}
+KIT_EMU_HD inline unsigned int min(unsigned int a, int b)
+{
+    return min(a, (unsigned)b);
+}
+KIT_EMU_HD inline unsigned int max(int a, unsigned int b)
+{
+    return max((unsigned)a, b);
+}
+KIT_EMU_HD inline unsigned int max(unsigned int a, int b)
+{
+    return max(a, (unsigned)b);
+}
+
+KIT_EMU_HD inline uint2 make_uint2(unsigned int x, unsigned int y)
+{
+    return uint2{x, y};
+}
+KIT_EMU_HD inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z)
+{
+    return uint3{x, y, z};
+}
+KIT_EMU_HD inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)
+{
+    return uint4{x, y, z, w};
+}
+KIT_EMU_HD inline int2 make_int2(int x, int y)
+{
+    return int2{x, y};
+}
+
+/* ---- the runtime API's C++ overloads (cuda_runtime.h) ---------------------------------------- */
+
+template <class T> inline cudaError_t cudaMalloc(T **devPtr, size_t size)
+{
+    return cudaMalloc((void **)devPtr, size);
+}
+template <class T> inline cudaError_t cudaMallocHost(T **ptr, size_t size)
+{
+    return cudaMallocHost((void **)ptr, size);
+}
+#if !defined(KIT_EMU_RUNTIME) && !defined(KIT_EMU_PARSE)
+template <class T>
+inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shared = 0,
+                                    cudaStream_t stream = 0, KIT_EMU_WHERE)
+{
+    return kit_emu::launch_with_args((const void *)func, grid, block, args, shared, stream, false,
+                                     file, line);
+}
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
+                                               size_t shared = 0, cudaStream_t stream = 0,
+                                               KIT_EMU_WHERE)
+{
+    return kit_emu::launch_with_args((const void *)func, grid, block, args, shared, stream, true,
+                                     file, line);
+}
+#endif
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, T func, int size,
+                                                                 size_t shared)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)func, size, shared);
+}
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T *func, enum cudaFuncAttribute attr, int value)
+{
+    return cudaFuncSetAttribute((const void *)func, attr, value);
+}
+template <class T> inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, T *func)
+{
+    return cudaFuncGetAttributes(a, (const void *)func);
+}
+
+#endif

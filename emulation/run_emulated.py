@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""run_emulated.py: runs the [emulate] tests of test binaries built against the kit's CPU
+emulation (make emulate), each test once in each thread order, each run in a process of its own
+with a time limit, and prints what failed, in which orders, and why.
+
+    emulation/run_emulated.py [--orders forward,reverse,random:1] [--timeout S] [--json FILE]
+                              build/emulate/student/test_01_oddeven ...
+
+A thread order (KIT_EMU_ORDER) is the order in which the emulation runs the threads of a block
+between two barriers (and the blocks of a grid): a test that passes in one order and fails in
+another has a result that depends on timing, a race, which a GPU may show only now and then.
+The emulation is feedback: it gives no points and measures no speed; a GPU decides the grade.
+Exit status: 0 every test passed in every order, 1 one did not, 2 bad arguments.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+# Most lines of one failure to show (the rest is in the test's own run).
+SHOWN_LINES = 24
+
+
+def list_tests(binary):
+    out = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError("%s -l failed (exit %d): %s" % (binary, out.returncode,
+                                                            out.stdout[-500:]))
+    tests = []
+    for line in out.stdout.splitlines():
+        words = line.split()
+        if words and "/" in words[0] and "[emulate]" in words[1:]:
+            tests.append(words[0])
+    return tests
+
+
+def environment(order):
+    env = dict(os.environ, KIT_EMU_ORDER=order)
+    # AddressSanitizer (make emulate's default): its own exit code, so that a report reads as a
+    # crash and not as a failed assertion; leaks are not the lab's concern.
+    env["ASAN_OPTIONS"] = "detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", "")
+    return env
+
+
+def interesting(stdout, stderr):
+    """The lines that say why a run failed: the test's failure lines, the emulation's reports,
+    AddressSanitizer's summary and the first frames of its stack."""
+    lines = []
+    failing = False
+    for line in stdout.splitlines():
+        if line.startswith("FAIL "):
+            failing = True
+        elif line.startswith("    ") and failing:
+            lines.append(line.strip())
+        elif not line.startswith("    "):
+            failing = False
+    frames = 0
+    stacks = 0
+    in_report = False
+    for line in stderr.splitlines():
+        text = line.rstrip()
+        if text.startswith("emulation:") or text.startswith("cu2cpp:"):
+            in_report = True
+            lines.append(text)
+        elif in_report and text.startswith("  "):
+            lines.append(text)
+        elif "ERROR: AddressSanitizer" in text or text.startswith("SUMMARY:"):
+            in_report = False
+            lines.append(text.strip("= "))
+            frames = 0
+        elif text.lstrip().startswith("#") and " in " in text:
+            # AddressSanitizer's first stack (the access; later ones say where the memory came
+            # from): the frames of the kit's and the student's code, not those of the C++
+            # library or of the emulation that called the kernel.
+            in_report = False
+            if text.lstrip().startswith("#0 "):
+                stacks += 1
+            place = text.rsplit(" ", 1)[-1]
+            if (stacks == 1 and frames < 4 and not place.startswith("/usr/") and
+                    "emulation/" not in place):
+                frames += 1
+                lines.append("  " + text.strip())
+        elif " is located " in text:
+            in_report = False
+            lines.append(text.strip())
+        else:
+            in_report = False
+    return lines
+
+
+def run_one(binary, test, order, timeout):
+    start = time.monotonic()
+    try:
+        p = subprocess.run([binary, "-t", test], env=environment(order), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, errors="replace",
+                           timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return {"status": "hang", "seconds": time.monotonic() - start,
+                "why": ["no answer within %g s: killed (the emulation's own watchdog should have "
+                        "stopped the kernel first)" % timeout] + interesting(out, err)}
+    seconds = time.monotonic() - start
+    why = interesting(p.stdout, p.stderr)
+    if p.returncode == 0:
+        status = "pass"
+    elif p.returncode == 1 and "AddressSanitizer" not in p.stderr:
+        status = "fail"
+    else:
+        status = "crash"
+        reason = ("killed by signal %d" % -p.returncode if p.returncode < 0 else
+                  "AddressSanitizer found an invalid memory access" if p.returncode == 86 else
+                  "exit code %d" % p.returncode)
+        why = [reason] + why
+    return {"status": status, "seconds": seconds, "why": why}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("binaries", nargs="+")
+    parser.add_argument("--orders", default="forward,reverse,random:1")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds a test may take in one order (default 120)")
+    parser.add_argument("--json", help="also write every result to this file")
+    parser.add_argument("--tests", help="run these tests (SUITE/TEST,...), marked or not, "
+                                        "instead of the [emulate] ones")
+    args = parser.parse_args()
+    orders = [o for o in args.orders.split(",") if o]
+
+    started = time.monotonic()
+    results = []
+    for binary in args.binaries:
+        if not os.access(binary, os.X_OK):
+            print("run_emulated: %s: not built" % binary, file=sys.stderr)
+            return 2
+        print("== %s, emulated on the CPU (feedback only: no points, no speed; a GPU decides "
+              "the grade), thread orders %s" % (binary, ", ".join(orders)))
+        sys.stdout.flush()
+        for test in args.tests.split(",") if args.tests else list_tests(binary):
+            runs = {order: run_one(binary, test, order, args.timeout) for order in orders}
+            statuses = {r["status"] for r in runs.values()}
+            passed = statuses == {"pass"}
+            times = ", ".join("%s %.1f s" % (o, r["seconds"]) for o, r in runs.items())
+            print("%s %s (%s)" % ("PASS" if passed else "FAIL", test, times))
+            if not passed:
+                bad = [o for o, r in runs.items() if r["status"] != "pass"]
+                good = [o for o, r in runs.items() if r["status"] == "pass"]
+                print("    %s" % "; ".join("%s: %s" % (o, r["status"]) for o, r in runs.items()))
+                if good:
+                    print("    the result depends on the thread order (passes in %s, not in %s): "
+                          "a race, such as threads that read what others write with no "
+                          "__syncthreads() between" % (", ".join(good), ", ".join(bad)))
+                # What each failing order said, once for each different story (the orders
+                # often agree; compare names the racing kernel where the others show its
+                # wrong result).
+                stories = {}
+                for order in bad:
+                    why = runs[order]["why"]
+                    # The same story told by another process: other numbers, same words.
+                    story = re.sub(r"0x[0-9a-f]+|\b\d+==", "",
+                                   "\n".join(l for l in why if "thread order" not in l))
+                    stories.setdefault(story, order)
+                for order in stories.values():
+                    why = runs[order]["why"]
+                    if len(stories) > 1:
+                        print("    in order %s:" % order)
+                    for line in why[:SHOWN_LINES]:
+                        print("    %s" % line)
+                    if len(why) > SHOWN_LINES:
+                        print("    ... (KIT_EMU_ORDER=%s %s -t %s shows it all)"
+                              % (order, binary, test))
+            sys.stdout.flush()
+            results.append({"binary": binary, "test": test, "passed": passed,
+                            "orders": {o: {"status": r["status"], "seconds": round(r["seconds"], 3),
+                                           "why": r["why"]} for o, r in runs.items()}})
+
+    suites = {}
+    for r in results:
+        suite = (r["binary"], r["test"].split("/")[0])
+        s = suites.setdefault(suite, [0, 0])
+        s[0 if r["passed"] else 1] += 1
+    print("%-36s %-18s %6s %6s" % ("variant/test binary", "suite (TODO)", "passed", "failed"))
+    for (binary, suite), (good, bad) in suites.items():
+        name = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(binary))),
+                            os.path.basename(binary))
+        print("%-36s %-18s %6d %6d" % (name, suite, good, bad))
+    failed = sum(1 for r in results if not r["passed"])
+    print("emulated: %d passed, %d failed (each test in %d thread orders), %.1f s; no points: a "
+          "GPU decides the grade" % (len(results) - failed, failed, len(orders),
+                                     time.monotonic() - started))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"orders": orders, "results": results,
+                       "seconds": round(time.monotonic() - started, 3)}, f, indent=1)
+    return 1 if failed or not results else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+/* What the two halves of the emulation's runtime share: api.cpp (the host API: errors, the
+ * emulated device, memory, streams, events) and scheduler.cpp (launches and device code). */
+#ifndef KIT_EMU_INTERNAL_H
+#define KIT_EMU_INTERNAL_H
+
+#define KIT_EMU_RUNTIME 1
+#include "cuda_runtime.h"
+
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KIT_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KIT_EMU_ASAN 1
+#endif
+#endif
+#ifndef KIT_EMU_ASAN
+#define KIT_EMU_ASAN 0
+#endif
+
+namespace kit_emu
+{
+
+enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
+
+/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT. */
+struct settings_t {
+    order_kind order;
+    bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
+    unsigned long long seed;
+    double timeout_s;
+    unsigned long spin_rounds;
+};
+extern settings_t settings;
+
+/** "forward", "reverse" or "random:SEED": the thread order of this run. */
+const char *order_name();
+
+struct kernel_info {
+    const void *func;
+    const char *name;
+    const char *file;
+    int line;
+    invoke_args_fn invoke;
+    int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+};
+kernel_info *find_kernel(const void *func);
+
+/* The emulated device (api.cpp). */
+size_t device_shared_static(); /* what a block may declare statically (48 KiB) */
+size_t device_shared_optin();  /* what a block may have in all, with the opt-in (227 KiB) */
+int resident_blocks(unsigned threads_per_block, size_t dynamic_shared); /* on the whole GPU */
+int blocks_per_sm(unsigned threads_per_block, size_t dynamic_shared);
+
+/* Errors (api.cpp): the sticky error of a faulted kernel, and the last error. */
+cudaError_t sticky_error();
+void set_sticky_error(cudaError_t err);
+void set_last_error(cudaError_t err);
+bool stream_valid(cudaStream_t stream);
+
+long long clock64_now();
+
+/* A copy of every device allocation (api.cpp): what a launch in compare mode starts from. */
+struct device_copy {
+    char *start;
+    std::vector<unsigned char> bytes;
+};
+std::vector<device_copy> device_snapshot();
+void device_restore(const std::vector<device_copy> &copies);
+
+} // namespace kit_emu
+
+#endif
