@@ -7,11 +7,15 @@
 # (the grader; standard library only), and bubblewrap (bwrap): the grader compiles and runs
 # each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
 # students); without it the grader falls back to weaker isolation and says so in the results.
+# The CPU emulation (make emulate, emulation/README.md) needs no CUDA Toolkit: a C++ compiler,
+# CUnit, libclang's Python bindings (python3-clang-15, libclang1-15) and Boost.Context
+# (libboost-context-dev: fast fiber switches).
 #
-# usage: tools/deps.sh [all|grade|slurm]   `grade` (what make grade needs: a GPU node grades
-# without Doxygen) checks CUnit, Python 3 and bubblewrap only; `all` (the default) everything;
-# `slurm` (make check-slurm) only Debian's Slurm and munge, for the one-node test cluster of
-# grading/tests/test_slurm.py (slurmctld slurmd slurm-client munge, about 3 MB).
+# usage: tools/deps.sh [all|grade|emulate|slurm]   `grade` (what make grade needs: a GPU node
+# grades without Doxygen) checks CUnit, Python 3 and bubblewrap only; `emulate` what make
+# emulate needs, and never nvcc; `all` (the default) everything; `slurm` (make check-slurm)
+# only Debian's Slurm and munge, for the one-node test cluster of grading/tests/test_slurm.py
+# (slurmctld slurmd slurm-client munge, about 3 MB).
 set -u
 what=${1:-all}
 missing=()
@@ -25,7 +29,15 @@ fi
 [ "$what" = slurm ] || { echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
     && [ -f "$($cc -print-file-name=libcunit.a)" ] || missing+=(libcunit1-dev)
 command -v python3 >/dev/null || missing+=(python3)
-command -v bwrap >/dev/null || missing+=(bubblewrap); }
+[ "$what" = emulate ] || command -v bwrap >/dev/null || missing+=(bubblewrap); }
+if [ "$what" = all ] || [ "$what" = emulate ]; then
+    command -v "${CXX:-g++}" >/dev/null || missing+=(g++)
+    # (cu2cpp.py also finds Debian's bindings when python3 is not Debian's own)
+    python3 "$(dirname "$0")/../emulation/cu2cpp.py" --check >/dev/null 2>&1 ||
+        missing+=(python3-clang-15 libclang1-15)
+    echo '#include <boost/context/detail/fcontext.hpp>' | "${CXX:-g++}" -E -x c++ - >/dev/null 2>&1 ||
+        missing+=(libboost-context-dev)
+fi
 if [ "$what" = all ]; then
     command -v doxygen >/dev/null || missing+=(doxygen)
     command -v dot >/dev/null || missing+=(graphviz)
@@ -33,11 +45,15 @@ if [ "$what" = all ]; then
     [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
 fi
 
-if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-    echo "deps: nvcc not found: install the CUDA Toolkit 12.x or 13.x and put its bin/ on PATH" >&2
-    exit 2
+no_nvcc=
+if [ "$what" != emulate ] && [ "$what" != slurm ] && ! command -v nvcc >/dev/null &&
+    [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    no_nvcc="deps: nvcc not found: install the CUDA Toolkit 12.x or 13.x and put its bin/ on PATH (make emulate needs neither it nor a GPU)"
+    # Without the Toolkit only the emulation's packages are worth installing here.
+    [ "$what" = all ] || { echo "$no_nvcc" >&2; exit 2; }
 fi
 if [ ${#missing[@]} -eq 0 ]; then
+    [ -z "$no_nvcc" ] || { echo "$no_nvcc" >&2; exit 2; }
     exit 0
 fi
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
@@ -52,3 +68,4 @@ if ! { apt-get update -q >/dev/null && $cmd -q >/dev/null; }; then
     echo "deps: '$cmd' failed" >&2
     exit 2
 fi
+[ -z "$no_nvcc" ] || { echo "$no_nvcc" >&2; exit 2; }
