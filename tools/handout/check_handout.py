@@ -143,6 +143,18 @@ def main():
                               text=True, timeout=1800, env=fresh_env())
         check("speed: measured when your instructor grades" in proc.stdout,
               "without solutions/ the table says speed is measured when the instructor grades")
+        # The emulation from the package, with no CUDA Toolkit anywhere it could look: the
+        # skeleton's [emulate] tests run and fail (make 2, the table printed, no crash).
+        no_cuda = {**fresh_env(), "PATH": "/usr/bin:/bin"}
+        proc = subprocess.run(["make", "--no-print-directory", "emulate", "LAB=01",
+                               "CUDA_HOME=/nonexistent"], cwd=kit, capture_output=True,
+                              text=True, timeout=1800, env=no_cuda)
+        out = proc.stdout + proc.stderr
+        check(proc.returncode == 2 and "emulated: 0 passed" in out and "nvcc" not in out,
+              "make emulate LAB=01 without the CUDA Toolkit: the skeleton's emulated tests "
+              "run and fail")
+        check(not list(kit.glob("emulation/fixtures")), "no emulation/fixtures/ (they quote "
+              "the solution)")
         check(make(kit, "docs")[0], "make docs")
         ok, _ = make(kit, "clean")
         check(ok and not (kit / "build").exists(), "make clean")
