@@ -117,7 +117,8 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-gradescope build and try the Gradescope zip"
 	@echo "  make check-lab-suites every lab's suites: solutions pass, skeletons fail (GPU suites on a GPU)"
 	@echo "  make docs-images      just the handouts' diagrams; make docs-performance just the Performance page"
-	@echo "  make check-emulate    the CPU emulation's acceptance (not yet in make check: Lab 01 only)"
+	@echo "  make check-emulate    the CPU emulation's acceptance: solutions pass in every thread order,"
+	@echo "                        skeletons fail cleanly, planted faults are reported (labs it runs so far)"
 	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
 endif
 
@@ -141,6 +142,7 @@ check:
 	  $(MAKE) --no-print-directory check-skeletons && \
 	  $(MAKE) --no-print-directory docs && \
 	  $(MAKE) --no-print-directory check-grader && \
+	  $(if $(HAVE_SOLUTIONS),$(MAKE) --no-print-directory check-emulate,true) && \
 	  $(MAKE) --no-print-directory check-slurm && \
 	  $(MAKE) --no-print-directory check-handout && \
 	  $(MAKE) --no-print-directory check-gradescope && \
