@@ -230,36 +230,6 @@ static int fits_on_gpu(const kit_lab_driver *lab, size_t n, int buffers)
     return 1;
 }
 
-/* Times the lab's sort: a fresh copy of the input before each run, outside the timing. */
-static cudaError_t time_lab_sort(const kit_driver_algo *algo, const unsigned int *d_input,
-                                 unsigned int *d_work, size_t n, int reps, double *ms)
-{
-    kit_gpu_timer timer;
-    CUDA_TRY(kit_gpu_timer_create(&timer));
-    double *times = malloc((size_t)reps * sizeof *times);
-    cudaError_t err = cudaSuccess;
-    for (int r = -1; r < reps && err == cudaSuccess; r++) {
-        float t = 0;
-        err = cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice);
-        if (err == cudaSuccess) {
-            err = kit_gpu_timer_start(&timer);
-        }
-        if (err == cudaSuccess) {
-            err = algo->sort(d_work, n);
-        }
-        if (err == cudaSuccess) {
-            err = kit_gpu_timer_stop(&timer, &t);
-        }
-        if (r >= 0) {
-            times[r] = t;
-        }
-    }
-    *ms = kit_median(times, (size_t)reps);
-    free(times);
-    kit_gpu_timer_destroy(&timer);
-    return err;
-}
-
 static int run_bench(const kit_lab_driver *lab, const options *opt)
 {
     FILE *csv = NULL;
@@ -311,7 +281,7 @@ static int run_bench(const kit_lab_driver *lab, const options *opt)
         CUDA_CHECK(cudaMalloc((void **)&d_work, n * sizeof *keys));
         CUDA_CHECK(cudaMemcpy(d_input, keys, n * sizeof *keys, cudaMemcpyHostToDevice));
         double lab_ms = 0, radix_ms = 0, pairs_ms = 0, merge_ms = 0, cpu_ms = 0;
-        cudaError_t err = time_lab_sort(opt->algo, d_input, d_work, n, opt->reps, &lab_ms);
+        cudaError_t err = kit_time_sort(opt->algo->sort, d_input, d_work, n, opt->reps, &lab_ms);
         if (err != cudaSuccess) {
             return lab_error(lab, opt->algo, err);
         }
@@ -421,7 +391,7 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         }
     } else {
         double ms = 0;
-        cudaError_t err = time_lab_sort(opt.algo, d_input, d_work, n, opt.reps, &ms);
+        cudaError_t err = kit_time_sort(opt.algo->sort, d_input, d_work, n, opt.reps, &ms);
         if (err != cudaSuccess) {
             return lab_error(lab, opt.algo, err);
         }

@@ -95,6 +95,13 @@ typedef struct {
  * a failed allocation. */
 cudaError_t kit_driver_reserve(kit_driver_scratch *scratch, size_t n);
 
+/** The median time in ms (*@p ms; -1 when the sort failed) of @p reps runs of @p sort, after
+ * one untimed warm-up, each on a fresh copy of @p d_input in @p d_work (the copy outside the
+ * timing), from a GPU event before the call to one after it returned. */
+cudaError_t kit_time_sort(cudaError_t (*sort)(unsigned int *d_keys, size_t n),
+                          const unsigned int *d_input, unsigned int *d_work, size_t n, int reps,
+                          double *ms);
+
 /** Parses the command line, runs, prints, and returns the exit code. */
 int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab);
 

@@ -160,36 +160,8 @@ static cudaError_t trace_quicksort(unsigned int *d_keys, unsigned int *keys, siz
 
 /* ---- --bench --------------------------------------------------------------------------- */
 
-/* The median time of `reps` runs of a lab sort on fresh copies of d_input (after one warm-up),
- * from the event before the call to the one after it returned: the call waits for its whole
- * tree, so this is the sort, not its launch. */
-static cudaError_t time_sort(cudaError_t (*sort)(unsigned int *, size_t),
-                             const unsigned int *d_input, unsigned int *d_work, size_t n, int reps,
-                             double *ms)
-{
-    kit_gpu_timer timer;
-    double times[16];
-    cudaError_t err = kit_gpu_timer_create(&timer);
-    for (int r = -1; r < reps && err == cudaSuccess; r++) {
-        float t = 0;
-        err = cudaMemcpy(d_work, d_input, n * sizeof *d_work, cudaMemcpyDeviceToDevice);
-        if (err == cudaSuccess) {
-            err = kit_gpu_timer_start(&timer);
-        }
-        if (err == cudaSuccess) {
-            err = sort(d_work, n);
-        }
-        if (err == cudaSuccess) {
-            err = kit_gpu_timer_stop(&timer, &t);
-        }
-        if (r >= 0) {
-            times[r] = t;
-        }
-    }
-    *ms = err == cudaSuccess ? kit_median(times, (size_t)reps) : -1.0;
-    kit_gpu_timer_destroy(&timer);
-    return err;
-}
+/* Each sort is timed by kit_time_sort (driver.h) from the event before the call to the one
+ * after it returned: the call waits for its whole tree, so this is the sort, not its launch. */
 
 /* Prints one cell: Mkeys/s, or why there is none. */
 static void print_rate(size_t n, double ms, cudaError_t err)
@@ -272,12 +244,12 @@ static int run_bench(int reps, const char *csv_path)
             /* One thread per segment: seconds at 2^24, so only at 2^20. */
             if (n <= ((size_t)1 << 20)) {
                 if (quicksort_seed_baseline) {
-                    seed_err = time_sort(quicksort_seed_baseline, d_input, d_work, n, 1, &seed_ms);
+                    seed_err = kit_time_sort(quicksort_seed_baseline, d_input, d_work, n, 1, &seed_ms);
                 }
-                simple_err = time_sort(sort_simple, d_input, d_work, n, 1, &simple_ms);
+                simple_err = kit_time_sort(sort_simple, d_input, d_work, n, 1, &simple_ms);
             }
-            cdp_err = time_sort(sort_cdp, d_input, d_work, n, reps, &cdp_ms);
-            loop_err = time_sort(quicksort_sort_host_loop, d_input, d_work, n, reps, &loop_ms);
+            cdp_err = kit_time_sort(sort_cdp, d_input, d_work, n, reps, &cdp_ms);
+            loop_err = kit_time_sort(quicksort_sort_host_loop, d_input, d_work, n, reps, &loop_ms);
             if (kit_baseline_cub_radix_ms) {
                 CUDA_CHECK(kit_baseline_cub_radix_ms(d_input, n, reps, &radix_ms));
                 CUDA_CHECK(kit_baseline_cub_merge_ms(d_input, n, reps, &merge_ms));
