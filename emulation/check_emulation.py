@@ -11,7 +11,9 @@ For each lab, with no GPU and no CUDA Toolkit:
   3. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
      grading/tests/fixture_patch.py; some are the grader's own) is reported as its expect.json
      says: which tests fail, how (fail, crash), and what the report names (the kernel, the line);
-     the controls pass. A fixture is Lab 01's unless its expect.json names another ("lab"), and
+     the controls pass ("order_status" names what a test must do in one order: a race between
+     streams fails where their work comes late, and passes where it comes at once). A fixture
+     is Lab 01's unless its expect.json names another ("lab"), and
      changes the lab's main file unless it names the bonus file ("file": "NAME_bonus.cu"); the
      lab's other file is the solution's;
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
@@ -195,6 +197,10 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             if o["status"] not in want["status"]:
                 problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
                                                                  "/".join(want["status"])))
+        for order, status in want.get("order_status", {}).items():
+            got = r["orders"].get(order, {}).get("status")
+            if got != status:
+                problems.append("%s in order %s: %s, not %s" % (t, order, got, status))
         expected = list(want.get("output_has", []))
         if "line_of" in want:
             line = line_of(source, want["line_of"])
