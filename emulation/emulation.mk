@@ -49,10 +49,11 @@ EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests -Igrading/runtime
 EMU_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 # A .cu file, rewritten: C++, with cuda_runtime.h first, as nvcc does (which does not warn of
-# a kernel's unused parameters, as a skeleton's have, of its own #pragma unroll, nor of a
-# header's static __device__ function that a file does not call).
-EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -Wno-unknown-pragmas -Wno-unused-function \
-               -D__CUDACC__ -include cuda_runtime.h -x c++
+# a kernel's unused parameters or of a variable it sets and does not use yet, as a skeleton's
+# kernels have, of its own #pragma unroll, nor of a header's static __device__ function that
+# a file does not call).
+EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -Wno-unused-but-set-variable \
+               -Wno-unknown-pragmas -Wno-unused-function -D__CUDACC__ -include cuda_runtime.h -x c++
 EMU_HEADERS := $(wildcard emulation/include/*.h)
 EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
                      $(wildcard emulation/src/*.cpp))
