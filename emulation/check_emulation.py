@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_emulation.py: the CPU emulation's own acceptance (make check-emulate [LAB=01]).
 
-    emulation/check_emulation.py --build BUILD [--sanitize address] 01-oddeven
+    emulation/check_emulation.py --build BUILD [--sanitize address] 01-oddeven 02-mergesort ...
 
 For each lab, with no GPU and no CUDA Toolkit:
   1. the reference solution passes every [emulate] test in every thread order, and in compare
@@ -11,7 +11,11 @@ For each lab, with no GPU and no CUDA Toolkit:
   3. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
      grading/tests/fixture_patch.py; some are the grader's own) is reported as its expect.json
      says: which tests fail, how (fail, crash), and what the report names (the kernel, the line);
-     the controls pass;
+     the controls pass ("order_status" names what a test must do in one order: a race between
+     streams fails where their work comes late, and passes where it comes at once). A fixture
+     is Lab 01's unless its expect.json names another ("lab"), and
+     changes the lab's main file unless it names the bonus file ("file": "NAME_bonus.cu"); the
+     lab's other file is the solution's;
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
 of the lab's emulated suite in every order.
 Exit status: 0 every check held, 1 one did not, 2 could not run.
@@ -120,17 +124,45 @@ def check_skeleton(checks, build, lab):
                  status == 1 and ran and clean and told, "\n" + output)
 
 
-def fixture_source(fixture, spec, out):
-    """Writes the planted fault's student file with the grader's fixture_patch.py."""
+def lab_files(lab):
+    """The lab's student files, as the emulation builds them: NAME.cu, and NAME_bonus.cu when
+    the lab has one (labs.mk's lab_bonus)."""
+    name, _ = lab_parts(lab)
+    files = [name + ".cu"]
+    if any(os.path.exists(os.path.join(ROOT, top, lab, name + "_bonus.cu"))
+           for top in ("labs", "solutions")):
+        files.append(name + "_bonus.cu")
+    return files
+
+
+def fixture_source(fixture, spec, lab, orig):
+    """Writes the planted fault's student files into the folder @p orig: the file it changes
+    (spec "file", else the lab's main file) with the grader's fixture_patch.py, from the
+    solution's; the lab's other file as the solution's. Returns the changed file's path, or
+    None when it could not be written."""
     folder = (os.path.join(GRADER_FIXTURES, spec["grader"]) if "grader" in spec else
               os.path.join(FIXTURES, fixture))
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
-    if done.returncode != 0:
-        print(done.stdout)
-    return done.returncode == 0
+    files = lab_files(lab)
+    changed = spec.get("file", files[0])
+    os.makedirs(orig, exist_ok=True)
+    for name in files:
+        out = os.path.join(orig, name)
+        solution = os.path.join(ROOT, "solutions", lab, name)
+        if name != changed:
+            with open(solution) as f:
+                text = f.read()
+            if not os.path.exists(out) or open(out).read() != text:  # else make rebuilds it
+                with open(out, "w") as f:
+                    f.write(text)
+            continue
+        done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out,
+                               "--solution", solution],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+        if done.returncode != 0:
+            print(done.stdout)
+            return None
+    return os.path.join(orig, changed)
 
 
 def line_of(path, marker):
@@ -165,10 +197,14 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             if o["status"] not in want["status"]:
                 problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
                                                                  "/".join(want["status"])))
+        for order, status in want.get("order_status", {}).items():
+            got = r["orders"].get(order, {}).get("status")
+            if got != status:
+                problems.append("%s in order %s: %s, not %s" % (t, order, got, status))
         expected = list(want.get("output_has", []))
         if "line_of" in want:
             line = line_of(source, want["line_of"])
-            expected.append("%s.cu:%s" % (name, line))
+            expected.append("%s:%s" % (os.path.basename(source), line))
         for text in expected:
             if not any(text in line for line in said):
                 problems.append("%s: the reports do not say '%s'" % (t, text))
@@ -206,18 +242,19 @@ def main():
     for lab in args.labs:
         name, test = lab_parts(lab)
         fixtures = {}
-        if lab == "01-oddeven" and have_fixtures:  # the fixtures are Lab 01's, as the grader's
-            for fixture in sorted(os.listdir(FIXTURES)):
-                spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
-                if spec.get("needs") and spec["needs"] != args.sanitize:
-                    print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
-                    continue
-                source = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab,
-                                      name + ".cu")
-                if not fixture_source(fixture, spec, source):
-                    checks.check("%s %s: fixture written" % (lab, fixture), False)
-                    continue
-                fixtures[fixture] = (spec, source)
+        for fixture in sorted(os.listdir(FIXTURES)) if have_fixtures else []:
+            spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
+            if spec.get("lab", "01-oddeven") != lab:  # the grader's fixtures are Lab 01's
+                continue
+            if spec.get("needs") and spec["needs"] != args.sanitize:
+                print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
+                continue
+            orig = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab)
+            source = fixture_source(fixture, spec, lab, orig)
+            if not source:
+                checks.check("%s %s: fixture written" % (lab, fixture), False)
+                continue
+            fixtures[fixture] = (spec, source)
         targets = [os.path.join(build, "emulate", v, test) for v in ("solution", "skeleton")]
         targets += [os.path.join(build, "emulate", "fixture-" + f, test) for f in fixtures]
         if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
@@ -233,13 +270,13 @@ def main():
 
         print("\n%s, emulated suite of the solution, seconds per thread order:" % lab)
         orders = solution.get("orders", [])
-        print("  %-34s %s" % ("test", " ".join("%9s" % o for o in orders)))
+        print("  %-44s %s" % ("test", " ".join("%9s" % o for o in orders)))
         totals = [0.0] * len(orders)
         for r in solution.get("results", []):
             times = [r["orders"][o]["seconds"] for o in orders]
             totals = [a + b for a, b in zip(totals, times)]
-            print("  %-34s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
-        print("  %-34s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
+            print("  %-44s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
+        print("  %-44s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
                                                     sum(totals)))
 
     if make(build, [os.path.join(build, "emulate", "bench", "emu_bench")]):

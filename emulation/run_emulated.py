@@ -7,8 +7,9 @@ with a time limit, and prints what failed, in which orders, and why.
                               build/emulate/student/test_01_oddeven ...
 
 A thread order (KIT_EMU_ORDER) is the order in which the emulation runs the threads of a block
-between two barriers (and the blocks of a grid): a test that passes in one order and fails in
-another has a result that depends on timing, a race, which a GPU may show only now and then.
+between two barriers (and the blocks of a grid), and how soon the work queued on the streams a
+program creates runs: a test that passes in one order and fails in another has a result that
+depends on timing, a race, which a GPU may show only now and then.
 The emulation is feedback: it gives no points and measures no speed; a GPU decides the grade.
 Exit status: 0 every test passed in every order, 1 one did not, 2 bad arguments.
 """
@@ -153,7 +154,8 @@ def main():
                 if good:
                     print("    the result depends on the thread order (passes in %s, not in %s): "
                           "a race, such as threads that read what others write with no "
-                          "__syncthreads() between" % (", ".join(good), ", ".join(bad)))
+                          "__syncthreads() between, or work on two streams with no event or "
+                          "synchronization between" % (", ".join(good), ", ".join(bad)))
                 # What each failing order said, once for each different story (the orders
                 # often agree; compare names the racing kernel where the others show its
                 # wrong result).

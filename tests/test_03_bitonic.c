@@ -994,6 +994,16 @@ static void test_multistride_small_sizes(void)
     kit_check_sweep(check_sort_case, &MULTISTRIDE_PAIRS, 0, 4097, extra, 3, 73);
 }
 
+/* Passes of every width, for the emulation (make emulate), where the medium sizes take minutes:
+ * 65536 has stages whose strides above the tile go in passes of one, two, three and four
+ * strides, and 2^17 + 3 (padded to 2^18) one of four then one of one, keys only, descending. */
+static void test_multistride_every_pass_width(void)
+{
+    if (check_sort(&MULTISTRIDE, 65536, KIT_DIST_UNIFORM, 79, 0, 1)) {
+        check_sort(&MULTISTRIDE, ((size_t)1 << 17) + 3, KIT_DIST_FEW_UNIQUE, 79, 1, 0);
+    }
+}
+
 /* Every way the global strides of a stage split into passes of up to four: 9999 and 16384
  * (2 strides), 65536 (4), 2^17 + 3 (5: 4 + 1), 2^20 (8: 4 + 4), 2^22 (10: 4 + 4 + 2). */
 static void test_multistride_medium_sizes(void)
@@ -1054,36 +1064,44 @@ static void test_multistride_large_not_power_of_two(void)
     }
 }
 
+/* The quick tests are also the tests the CPU emulation runs (make emulate), with the other
+ * small ones that take it a few seconds at most: one and two tiles in every distribution, the
+ * whole network of small n as global steps, the stages inside a tile, the sweeps of small sizes
+ * of 3.4 and 3.5, and passes of every width of 3.5. */
+#define QUICK_MARKS (KIT_TEST_SANITIZE | KIT_TEST_EMULATE)
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("3.1_tiles", 1);
-    kit_add_sanitized_test(s, "quick", test_tiles_quick);
-    kit_add_test(s, "one_and_two_tiles", test_tiles_one_and_two);
+    kit_add_marked_test(s, "quick", test_tiles_quick, QUICK_MARKS);
+    kit_add_marked_test(s, "one_and_two_tiles", test_tiles_one_and_two, KIT_TEST_EMULATE);
     kit_add_test(s, "many_tiles", test_tiles_many);
     kit_add_test(s, "keys_only", test_tiles_keys_only);
     kit_add_test(s, "large_2_24", test_tiles_large);
 
     s = kit_add_suite("3.2_merge_global", 1);
-    kit_add_sanitized_test(s, "quick", test_global_quick);
+    kit_add_marked_test(s, "quick", test_global_quick, QUICK_MARKS);
     kit_add_test(s, "one_step_two_tiles", test_global_one_step);
-    kit_add_test(s, "whole_network_small_n", test_global_whole_network_small);
+    kit_add_marked_test(s, "whole_network_small_n", test_global_whole_network_small,
+                        KIT_TEST_EMULATE);
     kit_add_test(s, "last_stages", test_global_last_stages);
     kit_add_test(s, "alternating_runs", test_global_alternating_runs);
     kit_add_test(s, "keys_only", test_global_keys_only);
     kit_add_test(s, "large_2_24", test_global_large);
 
     s = kit_add_suite("3.3_merge_shared", 1);
-    kit_add_sanitized_test(s, "quick", test_shared_quick);
+    kit_add_marked_test(s, "quick", test_shared_quick, QUICK_MARKS);
     kit_add_test(s, "two_tiles", test_shared_two_tiles);
-    kit_add_test(s, "stages_inside_a_tile", test_shared_stages_inside_a_tile);
+    kit_add_marked_test(s, "stages_inside_a_tile", test_shared_stages_inside_a_tile,
+                        KIT_TEST_EMULATE);
     kit_add_test(s, "last_stages", test_shared_last_stages);
     kit_add_test(s, "alternating_runs", test_shared_alternating_runs);
     kit_add_test(s, "keys_only", test_shared_keys_only);
     kit_add_test(s, "large_2_24", test_shared_large);
 
     s = kit_add_suite("3.4_sort", 1);
-    kit_add_sanitized_test(s, "quick", test_sort_quick);
-    kit_add_test(s, "small_sizes", test_sort_small_sizes);
+    kit_add_marked_test(s, "quick", test_sort_quick, QUICK_MARKS);
+    kit_add_marked_test(s, "small_sizes", test_sort_small_sizes, KIT_TEST_EMULATE);
     kit_add_test(s, "medium_sizes", test_sort_medium_sizes);
     kit_add_test(s, "keys_only", test_sort_keys_only);
     kit_add_test(s, "sentinel_keys", test_sort_sentinel_keys);
@@ -1096,8 +1114,9 @@ void kit_register_suites(void)
     kit_add_test(s, "large_batches", test_sort_large_batches);
 
     s = kit_add_suite("3.5_multistride", 1);
-    kit_add_sanitized_test(s, "quick", test_multistride_quick);
-    kit_add_test(s, "small_sizes", test_multistride_small_sizes);
+    kit_add_marked_test(s, "quick", test_multistride_quick, QUICK_MARKS);
+    kit_add_marked_test(s, "small_sizes", test_multistride_small_sizes, KIT_TEST_EMULATE);
+    kit_add_marked_test(s, "every_pass_width", test_multistride_every_pass_width, KIT_TEST_EMULATE);
     kit_add_test(s, "medium_sizes", test_multistride_medium_sizes);
     kit_add_test(s, "keys_only", test_multistride_keys_only);
     kit_add_test(s, "sentinel_keys", test_multistride_sentinel_keys);

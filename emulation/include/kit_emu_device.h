@@ -115,6 +115,15 @@ KIT_EMU_HD cudaError_t launch_kernel(const void *func, const config &c, invoke_f
                                      const void *closure, bool cooperative, const char *file,
                                      int line);
 
+/**
+ * launch_kernel() of a closure the launch owns (`new`, freed by @p destroy): a launch on a
+ * stream the program created waits in the stream's queue with it, and runs when the stream gets
+ * there (emulation/src/api.cpp, "streams and events").
+ */
+KIT_EMU_HD cudaError_t launch_kernel_owned(const void *func, const config &c, invoke_fn invoke,
+                                           void *closure, void (*destroy)(void *), const char *file,
+                                           int line);
+
 /** cudaLaunchKernel and cudaLaunchCooperativeKernel: @p args as those take them. */
 cudaError_t launch_with_args(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                              cudaStream_t stream, bool cooperative, const char *file, int line);
@@ -127,19 +136,21 @@ template <typename... P> struct kernel_call {
     int line;
 
     /* The arguments convert to the kernel's parameter types as in a call; each GPU thread
-     * gets its own copy of them, as a kernel's parameters are its own. */
+     * gets its own copy of them, as a kernel's parameters are its own. The launch keeps them
+     * (a copy on the heap) until it runs: on a created stream, later. */
     KIT_EMU_HD void operator()(P... args) const
     {
         struct closure {
             void (*kernel)(P...);
             std::tuple<P...> args;
-        } c{kernel, std::tuple<P...>(args...)};
-        launch_kernel((const void *)kernel, cfg,
-                      [](const void *p) {
-                          const closure *cl = static_cast<const closure *>(p);
-                          std::apply(cl->kernel, cl->args);
-                      },
-                      &c, false, file, line);
+        };
+        launch_kernel_owned((const void *)kernel, cfg,
+                            [](const void *p) {
+                                const closure *cl = static_cast<const closure *>(p);
+                                std::apply(cl->kernel, cl->args);
+                            },
+                            new closure{kernel, std::tuple<P...>(args...)},
+                            [](void *p) { delete static_cast<closure *>(p); }, file, line);
     }
 };
 

@@ -5,8 +5,9 @@
  * Device memory is host memory from posix_memalign, exactly the size asked (so that under
  * AddressSanitizer, the default of `make emulate`, a kernel that reads or writes past the end
  * of an allocation is reported with its line), filled with 0xA5 bytes (as a GPU's memory is
- * not zeros either). Work on a stream runs when it is issued, so every stream is in order and
- * every synchronization only reports errors.
+ * not zeros either). Work on the default stream runs when it is issued; a stream the program
+ * creates queues its work, which runs when the program waits for it or when the thread order
+ * says the GPU gets to it (below, "streams and events").
  */
 #include "internal.h"
 
@@ -15,7 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <algorithm>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kit_emu
@@ -162,8 +167,11 @@ static const char *kind_name(enum cudaMemcpyKind kind)
     }
 }
 
+static void issue_work(cudaStream_t s, std::function<void()> work);
+
+/* Checks a copy when it is issued, then issues it on @p stream. */
 static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                        const char *call)
+                        cudaStream_t stream, const char *call)
 {
     if (sticky != cudaSuccess) {
         return sticky;
@@ -193,11 +201,11 @@ static cudaError_t copy(void *dst, const void *src, size_t count, enum cudaMemcp
                 kind_name(kind), wrong);
         return answer(cudaErrorInvalidValue);
     }
-    memmove(dst, src, count);
+    issue_work(stream, [dst, src, count] { memmove(dst, src, count); });
     return cudaSuccess;
 }
 
-static cudaError_t fill(void *p, int value, size_t count, const char *call)
+static cudaError_t fill(void *p, int value, size_t count, cudaStream_t stream, const char *call)
 {
     if (sticky != cudaSuccess) {
         return sticky;
@@ -212,7 +220,7 @@ static cudaError_t fill(void *p, int value, size_t count, const char *call)
                 call, p, value, count);
         return answer(cudaErrorInvalidValue);
     }
-    memset(p, value, count);
+    issue_work(stream, [p, value, count] { memset(p, value, count); });
     return cudaSuccess;
 }
 
@@ -235,21 +243,57 @@ void device_restore(const std::vector<device_copy> &copies)
     }
 }
 
-/* ---- streams and events ---------------------------------------------------------------------- */
+/* ---- streams and events ----------------------------------------------------------------------
+ *
+ * The default (legacy) stream runs its work when it is issued, after the work of every blocking
+ * stream issued before it (CUDA's legacy-stream rule). A stream the program creates keeps its
+ * work (copies, fills, kernels, event records and waits) in a queue of its own, run in order,
+ * but only when the program waits for it (a synchronization, a copy of the legacy stream after
+ * it for a blocking stream, an event waited for) or when the thread order says the GPU gets to
+ * it: in order forward as late as that, in order reverse at once (as if the GPU were always
+ * ahead), in order random at random points between. So work that two streams do with no event
+ * or synchronization between them runs in other orders in different runs, and a result that
+ * depends on it shows as a difference between thread orders, as a race between threads does. */
+
+/* An event's record: done once the stream it was recorded on gets to it. A wait holds the
+ * record the event had when the wait was issued (a later record does not move it). */
+struct record_token {
+    struct stream_record *stream; /* NULL: recorded on the legacy stream, done at once */
+    bool done;
+    double ms; /* host time when done */
+};
+
+struct stream_op {
+    enum kind_t { WORK, RECORD, WAIT } kind;
+    std::function<void()> work;          /* WORK: a copy, a fill, a kernel */
+    std::shared_ptr<record_token> token; /* RECORD: marks it done; WAIT: needs it done */
+};
 
 struct stream_record {
     unsigned flags;
+    std::deque<stream_op> ops;
 };
-static std::set<cudaStream_t> streams;
+static std::vector<stream_record *> stream_list; /* in the order they were created */
+
+static stream_record *created(cudaStream_t s)
+{
+    stream_record *r = reinterpret_cast<stream_record *>(s);
+    return std::find(stream_list.begin(), stream_list.end(), r) == stream_list.end() ? NULL : r;
+}
 
 bool stream_valid(cudaStream_t s)
 {
-    return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread || streams.count(s);
+    return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread || created(s);
+}
+
+bool stream_deferred(cudaStream_t s)
+{
+    return created(s) != NULL && current_thread == NULL;
 }
 
 struct event_record {
     unsigned flags;
-    double ms; /* host time when recorded, < 0 before */
+    std::shared_ptr<record_token> token; /* the last record, NULL before the first */
 };
 static std::set<cudaEvent_t> events;
 
@@ -258,6 +302,158 @@ static double now_ms()
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void run_head(stream_record *s)
+{
+    stream_op op = std::move(s->ops.front());
+    s->ops.pop_front();
+    if (op.kind == stream_op::WORK && sticky == cudaSuccess) {
+        op.work(); /* (after a kernel's fault the context is lost: nothing more runs) */
+    } else if (op.kind == stream_op::RECORD) {
+        op.token->done = true;
+        op.token->ms = now_ms();
+    }
+}
+
+static bool head_ready(const stream_record *s)
+{
+    return !s->ops.empty() && (s->ops.front().kind != stream_op::WAIT || !s->ops.front().token ||
+                               s->ops.front().token->done);
+}
+
+static void finish(const std::shared_ptr<record_token> &token, size_t depth);
+
+/* Runs the head of @p s, first what it waits for. */
+static void advance(stream_record *s, size_t depth)
+{
+    if (!head_ready(s)) {
+        finish(s->ops.front().token, depth + 1);
+    }
+    run_head(s);
+}
+
+/* Runs what @p token's record waits for on its stream, and the record. */
+static void finish(const std::shared_ptr<record_token> &token, size_t depth)
+{
+    if (depth > stream_list.size() + 1) { /* waits that wait for each other: not possible */
+        fprintf(stderr, "emulation: streams that wait for each other's events (a bug of the "
+                        "emulation)\n");
+        abort();
+    }
+    while (token && !token->done && token->stream && !token->stream->ops.empty()) {
+        advance(token->stream, depth);
+    }
+}
+
+/* Runs every piece of work of @p s. */
+static void drain(stream_record *s)
+{
+    while (!s->ops.empty()) {
+        advance(s, 0);
+    }
+}
+
+/* The legacy stream's rule: its work waits for the work of every blocking stream (one created
+ * without cudaStreamNonBlocking) issued before it. */
+static void drain_blocking()
+{
+    for (stream_record *s : stream_list) {
+        if (!(s->flags & cudaStreamNonBlocking)) {
+            drain(s);
+        }
+    }
+}
+
+static void drain_all()
+{
+    if (current_thread) {
+        return; /* a call from device code: the host's streams wait */
+    }
+    for (size_t i = 0; i < stream_list.size(); i++) {
+        drain(stream_list[i]);
+    }
+}
+
+void stream_ready_for(cudaStream_t s)
+{
+    if (current_thread) {
+        return;
+    }
+    stream_record *r = created(s);
+    if (r) {
+        drain(r);
+    } else {
+        drain_blocking();
+    }
+}
+
+/* After work is issued: how far the GPU gets meanwhile, as the thread order says. */
+static void gpu_progress()
+{
+    order_name(); /* (reads the settings, once) */
+    if (current_thread || settings.compare || settings.order == ORDER_FORWARD) {
+        return;
+    }
+    static uint64_t state = 0;
+    if (state == 0) {
+        state = settings.seed * 0x9e3779b97f4a7c15ull + 1;
+    }
+    for (;;) {
+        std::vector<stream_record *> ready;
+        for (stream_record *s : stream_list) {
+            if (head_ready(s)) {
+                ready.push_back(s);
+            }
+        }
+        if (ready.empty()) {
+            return;
+        }
+        if (settings.order == ORDER_REVERSE) {
+            for (auto it = ready.rbegin(); it != ready.rend(); ++it) {
+                run_head(*it);
+            }
+            continue;
+        }
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17; /* xorshift64 */
+        if (state % 2 == 0) {
+            return; /* the GPU stops here for now */
+        }
+        run_head(ready[(state >> 1) % ready.size()]);
+    }
+}
+
+/* Issues @p op on @p s: the legacy stream (and a call from device code) runs it now, a created
+ * stream queues it. */
+static void issue(cudaStream_t s, stream_op op)
+{
+    stream_record *r = created(s);
+    if (r && !current_thread) {
+        r->ops.push_back(std::move(op));
+        gpu_progress();
+        return;
+    }
+    if (!current_thread) {
+        drain_blocking();
+    }
+    if (op.kind == stream_op::WORK) {
+        op.work();
+    } else if (op.kind == stream_op::RECORD) {
+        op.token->done = true;
+        op.token->ms = now_ms();
+    } else if (!current_thread) {
+        finish(op.token, 0);
+    }
+}
+
+static void issue_work(cudaStream_t s, std::function<void()> work)
+{
+    issue(s, stream_op{stream_op::WORK, std::move(work), NULL});
+}
+
+void stream_enqueue(cudaStream_t s, std::function<void()> work)
+{
+    issue_work(s, std::move(work));
 }
 
 } // namespace kit_emu
@@ -494,11 +690,15 @@ cudaError_t cudaRuntimeGetVersion(int *version)
 
 cudaError_t cudaDeviceSynchronize(void)
 {
+    drain_all();
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaDeviceReset(void)
 {
+    for (stream_record *s : stream_list) {
+        s->ops.clear(); /* the work still queued is dropped, as a reset does */
+    }
     for (auto &a : allocations) {
         free((void *)a.first);
     }
@@ -562,6 +762,7 @@ cudaError_t cudaFree(void *ptr)
     if (!ptr) {
         return answer(cudaSuccess);
     }
+    drain_all(); /* (cudaFree waits for the device: queued work may use the memory) */
     auto it = allocations.find((const char *)ptr);
     if (it == allocations.end()) {
         fprintf(stderr, "emulation: cudaFree(%p): not the start of a device allocation\n", ptr);
@@ -597,6 +798,7 @@ cudaError_t cudaFreeHost(void *ptr)
     if (!ptr) {
         return answer(cudaSuccess);
     }
+    drain_all();
     if (!host_allocations.erase(ptr)) {
         fprintf(stderr, "emulation: cudaFreeHost(%p): not from cudaMallocHost\n", ptr);
         return answer(cudaErrorInvalidValue);
@@ -617,7 +819,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    return copy(dst, src, count, kind, "cudaMemcpy");
+    return copy(dst, src, count, kind, NULL, "cudaMemcpy");
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
@@ -626,12 +828,12 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    return copy(dst, src, count, kind, "cudaMemcpyAsync");
+    return copy(dst, src, count, kind, stream, "cudaMemcpyAsync");
 }
 
 cudaError_t cudaMemset(void *ptr, int value, size_t count)
 {
-    return fill(ptr, value, count, "cudaMemset");
+    return fill(ptr, value, count, NULL, "cudaMemset");
 }
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
@@ -639,7 +841,7 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    return fill(ptr, value, count, "cudaMemsetAsync");
+    return fill(ptr, value, count, stream, "cudaMemsetAsync");
 }
 
 /* ---- streams --------------------------------------------------------------------------------- */
@@ -654,28 +856,36 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
     if (!stream) {
         return answer(cudaErrorInvalidValue);
     }
-    stream_record *s = new stream_record{flags};
+    stream_record *s = new stream_record{flags, {}};
+    stream_list.push_back(s);
     *stream = reinterpret_cast<cudaStream_t>(s);
-    streams.insert(*stream);
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    if (!streams.erase(stream)) {
+    stream_record *s = created(stream);
+    if (!s) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    delete reinterpret_cast<stream_record *>(stream);
+    drain(s); /* its work still runs (CUDA frees the stream once the work is done) */
+    stream_list.erase(std::find(stream_list.begin(), stream_list.end(), s));
+    delete s;
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    return answer(stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle);
+    if (!stream_valid(stream)) {
+        return answer(cudaErrorInvalidResourceHandle);
+    }
+    stream_ready_for(stream);
+    return answer(cudaSuccess);
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
+    /* Done, once the emulation has run it: a loop that polls until then ends. */
     return cudaStreamSynchronize(stream);
 }
 
@@ -685,6 +895,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     if (!stream_valid(stream) || !events.count(event)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
+    /* The event's last record, as it is now (none: nothing to wait for). */
+    issue(stream, stream_op{stream_op::WAIT, {}, reinterpret_cast<event_record *>(event)->token});
     return answer(cudaSuccess);
 }
 
@@ -700,7 +912,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
     if (!event) {
         return answer(cudaErrorInvalidValue);
     }
-    event_record *e = new event_record{flags, -1.0};
+    event_record *e = new event_record{flags, NULL};
     *event = reinterpret_cast<cudaEvent_t>(e);
     events.insert(*event);
     return answer(cudaSuccess);
@@ -711,17 +923,26 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     if (!events.count(event) || !stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    reinterpret_cast<event_record *>(event)->ms = now_ms();
+    std::shared_ptr<record_token> token(new record_token{created(stream), false, -1.0});
+    reinterpret_cast<event_record *>(event)->token = token;
+    issue(stream, stream_op{stream_op::RECORD, {}, token});
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    return answer(events.count(event) ? cudaSuccess : cudaErrorInvalidResourceHandle);
+    if (!events.count(event)) {
+        return answer(cudaErrorInvalidResourceHandle);
+    }
+    if (!current_thread) {
+        finish(reinterpret_cast<event_record *>(event)->token, 0);
+    }
+    return answer(cudaSuccess);
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
+    /* Done, once the emulation has run it: a loop that polls until then ends. */
     return cudaEventSynchronize(event);
 }
 
@@ -738,10 +959,14 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     if ((a->flags | b->flags) & cudaEventDisableTiming) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    if (a->ms < 0 || b->ms < 0) {
+    if (!a->token || !b->token) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    *ms = (float)(b->ms - a->ms);
+    if (!a->token->done || !b->token->done) {
+        /* Not an error (CUDA's words): not the last error either. */
+        return sticky != cudaSuccess ? sticky : cudaErrorNotReady;
+    }
+    *ms = (float)(b->token->ms - a->token->ms);
     return answer(cudaSuccess);
 }
 
@@ -750,7 +975,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     if (!events.erase(event)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
-    delete reinterpret_cast<event_record *>(event);
+    delete reinterpret_cast<event_record *>(event); /* (a wait issued keeps its record) */
     return answer(cudaSuccess);
 }
 

@@ -6,6 +6,7 @@
 #define KIT_EMU_RUNTIME 1
 #include "cuda_runtime.h"
 
+#include <functional>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -58,6 +59,17 @@ cudaError_t sticky_error();
 void set_sticky_error(cudaError_t err);
 void set_last_error(cudaError_t err);
 bool stream_valid(cudaStream_t stream);
+
+/* Streams (api.cpp): a stream the program created queues its work, run when the program waits
+ * for it or as the thread order says; the default stream runs its work at once. */
+/** Whether work issued on @p stream now waits in its queue (a created stream, issued by host
+ * code). */
+bool stream_deferred(cudaStream_t stream);
+/** Queues @p work on the created stream @p stream. */
+void stream_enqueue(cudaStream_t stream, std::function<void()> work);
+/** Before work that runs now on @p stream: the work it must come after is done (a created
+ * stream's queue; for the default stream, that of every blocking stream). */
+void stream_ready_for(cudaStream_t stream);
 
 long long clock64_now();
 

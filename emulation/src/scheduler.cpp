@@ -1069,6 +1069,43 @@ static cudaError_t check_config(const launch_state &l)
     return cudaSuccess;
 }
 
+/* A launch on a created stream (launch_kernel_owned, api.cpp's queues): the closure's owner,
+ * while the launch is issued; and whether a queued launch runs now. */
+static std::shared_ptr<void> issued_closure;
+static bool running_queued = false;
+
+/* After launch_kernel's checks: queues the launch on its stream when the stream is a created
+ * one and the launch owns its closure (true), or lets it run now, after the work it must
+ * follow (false). */
+static bool defer_launch(const void *func, const config &c, invoke_fn invoke, const void *closure,
+                         const char *file, int line)
+{
+    if (running_queued) {
+        return false; /* its turn came */
+    }
+    if (!issued_closure || issued_closure.get() != closure || !stream_deferred(c.stream)) {
+        stream_ready_for(c.stream);
+        return false;
+    }
+    std::shared_ptr<void> owned = std::move(issued_closure);
+    config cfg = c;
+    stream_enqueue(c.stream, [func, cfg, invoke, owned, file, line] {
+        running_queued = true;
+        launch_kernel(func, cfg, invoke, owned.get(), false, file, line);
+        running_queued = false;
+    });
+    return true;
+}
+
+cudaError_t launch_kernel_owned(const void *func, const config &c, invoke_fn invoke, void *closure,
+                                void (*destroy)(void *), const char *file, int line)
+{
+    issued_closure = std::shared_ptr<void>(closure, destroy);
+    cudaError_t err = launch_kernel(func, c, invoke, closure, false, file, line);
+    issued_closure.reset(); /* (a launch that ran now, or was refused, frees it) */
+    return err;
+}
+
 cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, const void *closure,
                           bool cooperative, const char *file, int line)
 {
@@ -1125,6 +1162,12 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, c
     if (cooperative && blocks > (unsigned long long)resident_blocks(threads, l.shmem)) {
         set_last_error(cudaErrorCooperativeLaunchTooLarge);
         return cudaErrorCooperativeLaunchTooLarge;
+    }
+    if (defer_launch(func, c, invoke, closure, file, line)) {
+        return cudaSuccess; /* queued on its stream: it runs when the stream gets there */
+    }
+    if (sticky_error() != cudaSuccess) {
+        return sticky_error(); /* work it came after faulted */
     }
     active = &l;
     if (settings.compare) {
