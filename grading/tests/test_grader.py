@@ -1417,6 +1417,28 @@ class ForbiddenSymbols(unittest.TestCase):
                 if obj.exists():
                     self.assertEqual(forbidden.check_object(obj, lab, symbols, []), [], obj)
 
+    def test_a_weak_reference_of_the_kit_is_api_or_kit_by_the_solution(self):
+        # Lab 02's tests refer weakly to mergesort_sort_host_streams (its 2.5 suite runs only
+        # where the lab is linked) and its driver to mergesort_streams_main: the first is the
+        # lab's API (the solution defines it), the second the kit's, which a lab may not define.
+        kit = discover.Kit.at(ROOT, build=BUILD)
+        lab = next((lab for lab in discover.discover_labs(kit) if lab.id == "02-mergesort"),
+                   None)
+        if lab is None or lab.missing_parts() or not lab.solution_obj.exists():
+            self.skipTest("Lab 02 is not built")
+        symbols = forbidden.kit_symbols(lab)
+        self.assertIn("mergesort_sort_host_streams", symbols.api)
+        self.assertNotIn("mergesort_streams_main", symbols.api)
+        source = STATE["tmp"] / "defines_streams_main.cu"
+        source.write_text('extern "C" int mergesort_streams_main(int c, char **v) '
+                          '{ (void)c; (void)v; return 0; }\n')
+        obj = source.with_suffix(".o")
+        env = dict(line.split("=", 1) for line in (BUILD / "grading.env").read_text()
+                   .splitlines() if "=" in line and not line.startswith("#"))
+        sh([env["NVCC"], "-c", str(source), "-o", str(obj)])
+        found = forbidden.check_object(obj, lab, symbols, [])
+        self.assertTrue(any("mergesort_streams_main" in f.why for f in found), found)
+
 
 class RealKitBuilds(unittest.TestCase):
     """The real labs go through the grader's compile, include check and link in the sandbox
