@@ -24,13 +24,16 @@ namespace kit_emu
 
 enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
-/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT. */
+/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT, KIT_EMU_RESIDENT_BLOCKS,
+ * KIT_EMU_PREEMPT. */
 struct settings_t {
     order_kind order;
     bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
     unsigned long long seed;
     double timeout_s;
     unsigned long spin_rounds;
+    unsigned resident_blocks; /* blocks of a (not cooperative) launch that run at once */
+    bool preempt;             /* a thread that runs a slice without waiting lets others run */
 };
 extern settings_t settings;
 
