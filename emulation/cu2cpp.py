@@ -20,7 +20,12 @@ and AddressSanitizer's reports name the student's own file and line.
 A header of the lab that needs edits too (Lab 05's quicksort_given.cuh) is written, rewritten,
 next to the output, where `#include "..."` finds it first.
 
-usage: cu2cpp.py -o OUT [--depfile FILE] [-I DIR]... [-D NAME]... SOURCE
+A lab's bonus file (NAME_bonus.cu, Labs 02-04) is one translation unit with NAME.cu, which
+comes first (labs/labs.mk: nvcc -c NAME_bonus.cu -include NAME.cu): `--include NAME.cu` parses
+it that way, and rewrites only the bonus file (NAME.cu is rewritten on its own, and the
+compiler includes that rewrite first, as nvcc does).
+
+usage: cu2cpp.py -o OUT [--depfile FILE] [--include FIRST] [-I DIR]... [-D NAME]... SOURCE
        cu2cpp.py --check      (exit 0 when libclang and its Python bindings are here)
 Exit status: 0 written; 1 the source does not compile (clang's messages, in the compiler's
 format) or uses something the rewrite cannot handle (a message names it); 2 no libclang.
@@ -97,11 +102,13 @@ class FileTokens:
 
 
 class Rewriter:
-    def __init__(self, ci, tu, root):
+    def __init__(self, ci, tu, root, first=None):
         self.ci = ci
         self.tu = tu
         self.root = root
         self.main = os.path.realpath(tu.spelling)
+        # The file parsed before this one (--include): rewritten on its own, never here.
+        self.first = os.path.realpath(first) if first else None
         self.edits = {}  # path -> [(start, end, text)]
         self.tokens = {}
         self.kernels = []  # (qualified name, name, path, line)
@@ -112,6 +119,8 @@ class Rewriter:
         real = os.path.realpath(path)
         if real == self.main:
             return True
+        if real == self.first:
+            return False
         return real.startswith(self.root + os.sep) and not real.startswith(EMU_INCLUDE + os.sep)
 
     def file_tokens(self, path):
@@ -257,6 +266,9 @@ def main():
     parser.add_argument("source")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--depfile")
+    parser.add_argument("--include", dest="first", metavar="FIRST",
+                        help="the file parsed before SOURCE, as `nvcc -include FIRST` (a lab's "
+                             "NAME.cu for its NAME_bonus.cu); it is not rewritten here")
     parser.add_argument("-I", dest="includes", action="append", default=[])
     parser.add_argument("-D", dest="defines", action="append", default=[])
     args = parser.parse_args()
@@ -269,6 +281,8 @@ def main():
     clang_args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
                   "--cuda-path=/nonexistent/kit-emulation", "-std=c++17", "-DKIT_EMU_PARSE", "-D__CUDACC__",
                   "-I" + EMU_INCLUDE, "-include", "cuda_runtime.h"]
+    if args.first:
+        clang_args += ["-include", os.path.abspath(args.first)]
     clang_args += ["-I" + i for i in args.includes] + ["-D" + d for d in args.defines]
     tu = ci.Index.create().parse(args.source, args=clang_args)
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
@@ -279,7 +293,7 @@ def main():
         print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
               file=sys.stderr)
         return 1
-    rewriter = Rewriter(ci, tu, os.path.realpath(os.getcwd()))
+    rewriter = Rewriter(ci, tu, os.path.realpath(os.getcwd()), args.first)
     try:
         rewriter.walk(tu.cursor)
         main_path = tu.spelling
@@ -292,10 +306,14 @@ def main():
             if same and rewriter.kernels:
                 text += b'\n#line 1 "<kit emulation: the kernels of %s>"\n' % \
                         os.path.relpath(path).encode()
+                # Named after the file: a bonus file's registrations and those of the NAME.cu
+                # included before it are in one translation unit.
+                stem = "".join(c if c.isalnum() else "_" for c in
+                               os.path.splitext(os.path.basename(path))[0])
                 for i, (qualified, name, where, line) in enumerate(rewriter.kernels):
-                    text += (b'static ::kit_emu::kernel_registration kit_emu_kernel_%d(%s, "%s", '
-                             b'"%s", %d);\n' % (i, qualified.encode(), name.encode(),
-                                                where.encode(), line))
+                    text += (b'static ::kit_emu::kernel_registration kit_emu_kernel_%s_%d(%s, '
+                             b'"%s", "%s", %d);\n' % (stem.encode(), i, qualified.encode(),
+                                                      name.encode(), where.encode(), line))
             outputs[target] = text
     except RewriteError as e:
         print("cu2cpp: %s" % e, file=sys.stderr)
@@ -309,7 +327,9 @@ def main():
         headers = sorted({os.path.relpath(i.include.name) for i in tu.get_includes()
                           if rewriter.rewritable(i.include.name)})
         with open(args.depfile, "w") as f:
-            f.write("%s: %s %s\n" % (args.output, args.source, " ".join(headers)))
+            first = [args.first] if args.first else []
+            f.write("%s: %s %s\n" % (args.output, " ".join([args.source] + first),
+                                      " ".join(headers)))
             for h in headers:
                 f.write("%s:\n" % h)
     return 0

@@ -13,8 +13,9 @@
 #   source -> $(EMU_BUILD)/V/src/NN-name/name.cu      (emulation/cu2cpp.py: <<<>>> and __shared__)
 #          -> $(EMU_BUILD)/V/obj/NN-name.o            (the host C++ compiler)
 #          -> $(EMU_BUILD)/V/test_NN_name             (with the tests, common/ and the runtime)
+# and so does a lab's bonus file name_bonus.cu, next to name.cu, which it is compiled with.
 # The source of solution and student is the kit's file; of any other V, the file
-# $(EMU_BUILD)/V/orig/NN-name/name.cu (make writes the skeleton's; check_emulation.sh the rest).
+# $(EMU_BUILD)/V/orig/NN-name/name.cu (make writes the skeleton's; check_emulation.py the rest).
 
 EMU_BUILD := $(BUILD)/emulate
 # The labs the emulation runs so far (issue 28 builds it up lab by lab).
@@ -48,8 +49,10 @@ EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests -Igrading/runtime
 EMU_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 # A .cu file, rewritten: C++, with cuda_runtime.h first, as nvcc does (which does not warn of
-# a kernel's unused parameters, as a skeleton's have).
-EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -D__CUDACC__ -include cuda_runtime.h -x c++
+# a kernel's unused parameters, as a skeleton's have, of its own #pragma unroll, nor of a
+# header's static __device__ function that a file does not call).
+EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -Wno-unknown-pragmas -Wno-unused-function \
+               -D__CUDACC__ -include cuda_runtime.h -x c++
 EMU_HEADERS := $(wildcard emulation/include/*.h)
 EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
                      $(wildcard emulation/src/*.cpp))
@@ -79,40 +82,46 @@ $(EMU_KIT_LIB): $(EMU_COMMON_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-# A lab's rules, for every variant at once (the variant is the pattern's stem).
+# How variant $(1) of lab $(2) gets file $(3) rewritten, from the folder $(4) that holds its
+# source (the kit's file, or the variant's orig/ copy). A bonus file ($(5): NAME.cu) is parsed
+# with that folder's NAME.cu first, as nvcc compiles it (the recipe's second prerequisite).
+define EMU_REWRITE
+$(EMU_BUILD)/$(1)/src/$(2)/$(3): $(4)/$(3) $(if $(5),$(4)/$(5)) emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d $(if $(5),--include $$(word 2,$$^)) \
+	    -I common -I labs/$(2) $$<
+endef
+
+# A lab's rules, for every variant at once (the variant is the pattern's stem). A lab with a
+# bonus file (labs.mk's lab_bonus: NAME_bonus.cu) compiles as the Makefile's lab_compiled
+# does: one object from NAME_bonus.cu with NAME.cu included first, both rewritten, so that
+# messages and reports name the student's own two files.
+emu_files = $(call lab_name,$(1)).cu $(if $(call lab_bonus,$(1)),$(call lab_name,$(1))_bonus.cu)
+emu_first = $(if $(filter %_bonus.cu,$(2)),$(call lab_name,$(1)).cu)
 define EMU_LAB_RULES
-$(EMU_BUILD)/solution/src/$(1)/$(call lab_name,$(1)).cu: solutions/$(1)/$(call lab_name,$(1)).cu \
-        emulation/cu2cpp.py $(EMU_HEADERS)
-	@mkdir -p $$(@D)
-	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
+$(foreach f,$(call emu_files,$(1)),
+$(call EMU_REWRITE,solution,$(1),$(f),solutions/$(1),$(call emu_first,$(1),$(f)))
+$(call EMU_REWRITE,student,$(1),$(f),labs/$(1),$(call emu_first,$(1),$(f)))
+$(call EMU_REWRITE,%,$(1),$(f),$(EMU_BUILD)/%/orig/$(1),$(call emu_first,$(1),$(f)))
 
-$(EMU_BUILD)/student/src/$(1)/$(call lab_name,$(1)).cu: labs/$(1)/$(call lab_name,$(1)).cu \
-        emulation/cu2cpp.py $(EMU_HEADERS)
-	@mkdir -p $$(@D)
-	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
-
-$(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu: $(EMU_BUILD)/%/orig/$(1)/$(call lab_name,$(1)).cu \
-        emulation/cu2cpp.py $(EMU_HEADERS)
-	@mkdir -p $$(@D)
-	$(EMU_PYTHON) emulation/cu2cpp.py -o $$@ --depfile $$@.d -I common -I labs/$(1) $$<
-
-$(EMU_BUILD)/skeleton/orig/$(1)/$(call lab_name,$(1)).cu: solutions/$(1)/$(call lab_name,$(1)).cu \
-        $(BUILD)/tools/skeleton
+$(EMU_BUILD)/skeleton/orig/$(1)/$(f): solutions/$(1)/$(f) $(BUILD)/tools/skeleton
 	@mkdir -p $$(@D)
 	$(BUILD)/tools/skeleton $$< > $$@.tmp && mv $$@.tmp $$@
+)
 
-$(EMU_BUILD)/%/obj/$(1).o: $(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu \
+$(EMU_BUILD)/%/obj/$(1).o: $(foreach f,$(call emu_files,$(1)),$(EMU_BUILD)/%/src/$(1)/$(f)) \
         $(EMU_BUILD)/flags.stamp
 	@mkdir -p $$(@D)
-	$(EMU_CXX) $(EMU_CUFLAGS) -Ilabs/$(1) -MMD -MP -c $$< -o $$@
+	$(EMU_CXX) $(EMU_CUFLAGS) -Ilabs/$(1) -MMD -MP -c \
+	    $(if $(call lab_bonus,$(1)),-include $$< $$(word 2,$$^),$$<) -o $$@
 
 $(EMU_BUILD)/%/test_$(call lab_id,$(1)): $(EMU_BUILD)/obj/tests/runner.o \
         $(EMU_BUILD)/obj/tests/gpu_harness.o $(EMU_BUILD)/obj/tests/test_$(call lab_id,$(1)).o \
         $(EMU_BUILD)/%/obj/$(1).o $(EMU_KIT_LIB) $(EMU_RUNTIME_OBJ)
 	$$(EMU_LINK)
 
-.PRECIOUS: $(EMU_BUILD)/%/src/$(1)/$(call lab_name,$(1)).cu \
-           $(EMU_BUILD)/%/orig/$(1)/$(call lab_name,$(1)).cu $(EMU_BUILD)/%/obj/$(1).o
+.PRECIOUS: $(foreach f,$(call emu_files,$(1)),$(EMU_BUILD)/%/src/$(1)/$(f) \
+             $(EMU_BUILD)/%/orig/$(1)/$(f)) $(EMU_BUILD)/%/obj/$(1).o
 endef
 $(foreach l,$(EMU_SUPPORTED),$(eval $(call EMU_LAB_RULES,$(l))))
 
