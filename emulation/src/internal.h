@@ -32,7 +32,8 @@ struct settings_t {
     unsigned long long seed;
     double timeout_s;
     unsigned long spin_rounds;
-    unsigned resident_blocks; /* blocks of a (not cooperative) launch that run at once */
+    unsigned resident_blocks; /* KIT_EMU_RESIDENT_BLOCKS: blocks of a launch (not cooperative)
+                                 that run at once, in every order; 0: the order decides */
     bool preempt;             /* a thread that runs a slice without waiting lets others run */
 };
 extern settings_t settings;

@@ -63,7 +63,7 @@ static void read_settings()
     settings.seed = 1;
     settings.timeout_s = 20;
     settings.spin_rounds = 20000;
-    settings.resident_blocks = 3;
+    settings.resident_blocks = 0;
     settings.preempt = true;
     const char *order = getenv("KIT_EMU_ORDER");
     if (order && *order) {
@@ -245,6 +245,7 @@ struct launch_state {
     unsigned long long polls;         /* __nanosleep, __ldcg, atomics that changed nothing */
     unsigned long long atomic_writes; /* atomics that changed memory */
     unsigned long long blocks_total, blocks_started;
+    unsigned resident;      /* blocks that run at once (not cooperative) */
     unsigned at_activemask; /* threads of the launch at an __activemask() */
     fiber *running;
     /* A signal handler's way back to the scheduler (run_fiber). */
@@ -619,9 +620,9 @@ static inline void check_not_awaited(fiber *f, const char *doing, const char *fi
  * modulo the width in its own segment; up and down read `delta` lanes away and keep their own
  * value past the segment's ends; xor reads lane ^ laneMask, its own value when that lies in a
  * later segment. */
-static unsigned long long shuffle_result(const warp_group &g, fiber *const *lanes, unsigned lane)
+static unsigned long long shuffle_result(const warp_group &g, const fiber *lanes, unsigned lane)
 {
-    const fiber &f = *lanes[lane];
+    const fiber &f = lanes[lane];
     unsigned width = (unsigned)f.warp_width;
     unsigned first = lane & ~(width - 1u), last = first + width - 1u;
     unsigned long long src = lane;
@@ -645,7 +646,7 @@ static unsigned long long shuffle_result(const warp_group &g, fiber *const *lane
             src = lane;
         }
     }
-    if (!lanes[src]) {
+    if (src >= 32 || !((g.mask >> src) & 1u)) {
         /* Undefined on a GPU, and often harmless (a lane that ignores what it got): a value
          * that shows, and a note once per line. */
         static std::vector<std::pair<const char *, int>> noted;
@@ -660,26 +661,23 @@ static unsigned long long shuffle_result(const warp_group &g, fiber *const *lane
         }
         return SHUFFLE_POISON;
     }
-    return lanes[src]->warp_value;
+    return lanes[src].warp_value;
 }
 
-/* Every lane of group @p id has come: computes their results and lets them go on. */
-static void complete_group(block *b, int id)
+/* Every lane of group @p id has come: computes their results and lets them go on. (Out of line,
+ * and with no array on the stack, which AddressSanitizer would make every call pay for.) */
+__attribute__((noinline)) static void complete_group(block *b, int id)
 {
     warp_group &g = b->groups[id];
-    fiber *lanes[32] = {};
-    for (unsigned m = g.mask; m; m &= m - 1u) {
-        unsigned lane = (unsigned)__builtin_ctz(m);
-        lanes[lane] = &b->fibers[g.warp * 32u + lane];
-    }
+    fiber *lanes = &b->fibers[g.warp * 32u]; /* lane l: lanes[l], when the mask has it */
     unsigned long long common = 0; /* the result of every lane, for the votes and reductions */
     unsigned ballot = 0;
     bool all_equal = true;
-    unsigned long long first_value = lanes[__builtin_ctz(g.mask)]->warp_value;
+    unsigned long long first_value = lanes[__builtin_ctz(g.mask)].warp_value;
     unsigned acc = 0;
     bool signed_op = false, started = false;
     for (unsigned m = g.mask; m; m &= m - 1u) {
-        const fiber &f = *lanes[__builtin_ctz(m)];
+        const fiber &f = lanes[__builtin_ctz(m)];
         unsigned v = (unsigned)f.warp_value;
         ballot |= f.warp_value != 0 ? 1u << __builtin_ctz(m) : 0u;
         all_equal = all_equal && f.warp_value == first_value;
@@ -730,14 +728,14 @@ static void complete_group(block *b, int id)
     }
     for (unsigned m = g.mask; m; m &= m - 1u) {
         unsigned lane = (unsigned)__builtin_ctz(m);
-        fiber &f = *lanes[lane];
+        fiber &f = lanes[lane];
         unsigned long long result = common;
         if (g.op >= WARP_SHFL_IDX && g.op <= WARP_SHFL_XOR) {
             result = shuffle_result(g, lanes, lane);
         } else if (g.op == WARP_MATCH_ANY) {
             result = 0;
             for (unsigned n = g.mask; n; n &= n - 1u) {
-                if (lanes[__builtin_ctz(n)]->warp_value == f.warp_value) {
+                if (lanes[__builtin_ctz(n)].warp_value == f.warp_value) {
                     result |= 1ull << __builtin_ctz(n);
                 }
             }
@@ -745,7 +743,7 @@ static void complete_group(block *b, int id)
         f.warp_result = result;
     }
     for (unsigned m = g.mask; m; m &= m - 1u) {
-        fiber &f = *lanes[__builtin_ctz(m)];
+        fiber &f = lanes[__builtin_ctz(m)];
         f.state = RUNNABLE;
         f.group = -1;
         f.wait_what = NULL;
@@ -810,6 +808,22 @@ lane_cannot_come(fiber *f, int op, unsigned mask, const fiber &o, const char *fi
           name, mask, other, warp, warp_op_name(g.op), o.wait_file, o.wait_line, g.mask);
 }
 
+/* A group for the first lane of @p warp that calls @p op with @p mask: its index in b->groups.
+ * (Out of line: a warp_group made on the stack would cost every call under AddressSanitizer.) */
+__attribute__((noinline)) static int new_group(block *b, unsigned warp, int op, unsigned mask,
+                                               const char *file, int line)
+{
+    size_t id = 0;
+    while (id < b->groups.size() && b->groups[id].used) {
+        id++;
+    }
+    if (id == b->groups.size()) {
+        b->groups.push_back(warp_group());
+    }
+    b->groups[id] = warp_group{true, warp, op, mask, 0u, file, line};
+    return (int)id;
+}
+
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, unsigned bytes,
                                    long long param, int width, const char *file, int line)
 {
@@ -836,23 +850,16 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
         }
     }
     /* Join the lanes of this warp that wait at this function with this mask, or be the first. */
-    int id = -1, free_slot = -1;
+    int id = -1;
     for (size_t i = 0; i < b->groups.size(); i++) {
         const warp_group &g = b->groups[i];
-        if (!g.used) {
-            free_slot = free_slot < 0 ? (int)i : free_slot;
-        } else if (g.warp == warp && g.op == op && g.mask == mask) {
+        if (g.used && g.warp == warp && g.op == op && g.mask == mask) {
             id = (int)i;
             break;
         }
     }
     if (id < 0) {
-        if (free_slot < 0) {
-            b->groups.push_back(warp_group());
-            free_slot = (int)b->groups.size() - 1;
-        }
-        id = free_slot;
-        b->groups[id] = warp_group{true, warp, op, mask, 0u, file, line};
+        id = new_group(b, warp, op, mask, file, line);
     }
     f->state = AT_WARP;
     f->group = id;
@@ -1013,7 +1020,9 @@ long long clock64_now()
 }
 
 /* ---- signals: the watchdog, preemption and invalid accesses -----------------------------------
- * While a launch runs, SIGALRM comes every TICK_US microseconds. Once the launch has run longer
+ * While a launch runs, SIGALRM comes every millisecond (every quarter of one once a thread of the
+ * launch has been preempted: each tick costs the program a little, a preemption waits a tick or
+ * two). Once the launch has run longer
  * than KIT_EMU_TIMEOUT it is the watchdog: the running thread is stopped where it is and
  * reported with its line. Before that it is the preemption: a thread that has run a whole tick
  * without waiting (a spin on a volatile flag, a long loop) is switched out, as if it had polled,
@@ -1024,7 +1033,8 @@ long long clock64_now()
  * scheduler's state (kit_emu::preempt_guard; in the paths every wait or atomic goes through, a
  * plain count). Device-side code added to the runtime must do the same. */
 
-static const long TICK_US = 1000;
+static const long TICK_US = 1000, FAST_TICK_US = 250;
+static volatile long tick_us = 0; /* the tick now, 0 when none */
 /* When the watchdog fires (CLOCK_MONOTONIC nanoseconds), 0 when no launch runs. */
 static volatile long long watchdog_deadline = 0;
 /* The program's own machine code: where a thread may be preempted. */
@@ -1096,6 +1106,16 @@ static int walk_frames(const fiber *f, const interrupted &at, void **pcs, int ro
     return depth;
 }
 
+static void set_tick(long us)
+{
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_usec = us;
+    t.it_interval.tv_usec = us;
+    tick_us = us;
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
 /* A tick before the deadline: preempts the running thread if it has run a whole tick and may be
  * switched out where it is. Runs on the thread's own stack (SIGALRM has no alternate stack), so
  * that its frame, with the registers the kernel saved, waits there until the thread runs again. */
@@ -1118,6 +1138,9 @@ static void preempt(void *context)
     }
     f->preempt_depth = walk_frames(f, at, f->preempt_pcs, 8);
     f->wait_what = PREEMPTED;
+    if (tick_us == TICK_US) {
+        set_tick(FAST_TICK_US); /* threads spin in this launch: preempt them sooner */
+    }
     l->preemptions++;
     l->progress++; /* a thread that computes, or spins: the watchdog bounds both */
     int saved_errno = errno;
@@ -1210,17 +1233,14 @@ static void install_signals()
 /* Starts the tick with the watchdog @p seconds away, or stops it (0). */
 static void watchdog(double seconds)
 {
-    struct itimerval t;
-    memset(&t, 0, sizeof t);
     watchdog_fired = 0;
     if (seconds > 0) {
         watchdog_deadline = clock64_now() + (long long)(seconds * 1e9);
-        t.it_value.tv_usec = TICK_US;
-        t.it_interval.tv_usec = TICK_US;
+        set_tick(TICK_US);
     } else {
         watchdog_deadline = 0;
+        set_tick(0);
     }
-    setitimer(ITIMER_REAL, &t, NULL);
 }
 
 /* " at file:line (in function)": the first place in the student's or the kit's code (not the
@@ -1444,13 +1464,12 @@ static std::string not_started_text()
     if (active->blocks_started < active->blocks_total) {
         snprintf(
             waiting, sizeof waiting,
-            "\n  %llu of the launch's %llu blocks have not started: the emulation runs at most "
-            "%u blocks at once (KIT_EMU_RESIDENT_BLOCKS), started in the order of the run, and "
-            "starts one when one ends. CUDA promises neither which blocks run together nor "
-            "in which order they start: a block may wait only for blocks that have started "
-            "before it (take a tile number from an atomic counter, not blockIdx)",
-            active->blocks_total - active->blocks_started, active->blocks_total,
-            settings.resident_blocks);
+            "\n  %llu of the launch's %llu blocks have not started: the emulation runs %u blocks "
+            "at once in this order (KIT_EMU_RESIDENT_BLOCKS sets it), started in the order of "
+            "the run, and starts one when one ends. CUDA promises neither which blocks run "
+            "together nor in which order they start: a block may wait only for blocks that "
+            "have started before it (take a tile number from an atomic counter, not blockIdx)",
+            active->blocks_total - active->blocks_started, active->blocks_total, active->resident);
     }
     return waiting;
 }
@@ -1657,10 +1676,26 @@ static void block_end(block *b)
     b->dynamic = NULL;
 }
 
+/* How many blocks of a launch (not cooperative) run at once. Forward and reverse: 3, so that a
+ * block that waits for one not started yet shows (in reverse, a look-back keyed on blockIdx);
+ * random: as many as 12288 threads make (48 blocks of 256), so that many blocks interleave (a
+ * look-back that must walk past 32 predecessors that have not finished). */
+static unsigned resident_blocks(const launch_state &l)
+{
+    if (settings.resident_blocks > 0) {
+        return settings.resident_blocks;
+    }
+    if (settings.order != ORDER_RANDOM) {
+        return 3;
+    }
+    unsigned threads = l.blk.x * l.blk.y * l.blk.z;
+    return std::max(3u, 12288u / threads);
+}
+
 /* Runs every block of the launch @p l in the order of the settings: a cooperative launch's all
- * at once (grid.sync() needs them alive); any other's settings.resident_blocks at a time, started
- * in the order of the run (the block order, reversed or shuffled with the threads), each block
- * that ends making room for the next. Blocks that run together interleave at every wait of their
+ * at once (grid.sync() needs them alive); any other's resident_blocks() at a time, started in
+ * the order of the run (the block order, reversed or shuffled with the threads), each block that
+ * ends making room for the next. Blocks that run together interleave at every wait of their
  * threads, so a block that spins on another's flag lets that block run (a decoupled look-back
  * completes), and one that waits for a block that has not started is a deadlock. */
 static void run_grid(launch_state &l, unsigned long long blocks)
@@ -1695,12 +1730,13 @@ static void run_grid(launch_state &l, unsigned long long blocks)
         }
         /* Reused from launch to launch: their fibers' storage stays allocated. */
         static std::vector<std::unique_ptr<block>> pool;
-        while (pool.size() < settings.resident_blocks) {
+        l.resident = resident_blocks(l);
+        while (pool.size() < l.resident) {
             pool.emplace_back(new block());
         }
         block_feed feed{&block_order, 0, {}};
-        for (unsigned i = 0; i < settings.resident_blocks; i++) {
-            feed.free.push_back(pool[settings.resident_blocks - 1 - i].get());
+        for (unsigned i = 0; i < l.resident; i++) {
+            feed.free.push_back(pool[l.resident - 1 - i].get());
         }
         std::vector<block *> set;
         run_blocks(set, order_rng, &feed);
@@ -1825,6 +1861,7 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, c
     l.polls = 0;
     l.atomic_writes = 0;
     l.blocks_total = l.blocks_started = 0;
+    l.resident = 0;
     l.at_activemask = 0;
     l.resumes = l.resumes_seen = 0;
     l.preemptions = 0;
