@@ -19,7 +19,7 @@
 
 EMU_BUILD := $(BUILD)/emulate
 # The labs the emulation runs so far (issue 28 builds it up lab by lab).
-EMU_SUPPORTED := 01-oddeven
+EMU_SUPPORTED := 01-oddeven 04-radix
 EMU_LABS := $(filter $(EMU_SUPPORTED),$(LABS))
 EMU_PYTHON ?= python3
 EMU_CXX ?= g++
