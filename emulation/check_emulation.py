@@ -22,6 +22,7 @@ Exit status: 0 every check held, 1 one did not, 2 could not run.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -187,11 +188,19 @@ def check_skeleton(checks, build, lab):
 
 
 def fixture_source(fixture, spec, out):
-    """Writes the planted fault's student file with the grader's fixture_patch.py."""
+    """Writes the planted fault's student file with the grader's fixture_patch.py: the file its
+    change names (expect.json's "file"; Lab 01's oddeven.cu by default) from the lab's solution,
+    and the lab's other files as the solution has them."""
     folder = (os.path.join(GRADER_FIXTURES, spec["grader"]) if "grader" in spec else
               os.path.join(FIXTURES, fixture))
+    lab = spec.get("lab", "01-oddeven")
+    solution = os.path.join(ROOT, "solutions", lab)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out],
+    for name in os.listdir(solution):
+        if name.endswith(".cu") and name != os.path.basename(out):
+            shutil.copyfile(os.path.join(solution, name), os.path.join(os.path.dirname(out), name))
+    done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out, "--solution",
+                           os.path.join(solution, os.path.basename(out))],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True)
     if done.returncode != 0:
@@ -228,13 +237,14 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             continue
         said = [line for o in r["orders"].values() for line in o["why"]]
         for order, o in r["orders"].items():
-            if o["status"] not in want["status"]:
+            allowed = want.get("order_status", {}).get(order, want.get("status"))
+            if allowed is not None and o["status"] not in allowed:
                 problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
-                                                                 "/".join(want["status"])))
+                                                                 "/".join(allowed)))
         expected = list(want.get("output_has", []))
         if "line_of" in want:
             line = line_of(source, want["line_of"])
-            expected.append("%s.cu:%s" % (name, line))
+            expected.append("%s:%s" % (os.path.basename(source), line))
         for text in expected:
             if not any(text in line for line in said):
                 problems.append("%s: the reports do not say '%s'" % (t, text))
@@ -272,14 +282,16 @@ def main():
     for lab in args.labs:
         name, test = lab_parts(lab)
         fixtures = {}
-        if lab == "01-oddeven" and have_fixtures:  # the fixtures are Lab 01's, as the grader's
+        if have_fixtures:  # Lab 01's, as the grader's, unless expect.json names another lab
             for fixture in sorted(os.listdir(FIXTURES)):
                 spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
+                if spec.get("lab", "01-oddeven") != lab:
+                    continue
                 if spec.get("needs") and spec["needs"] != args.sanitize:
                     print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
                     continue
                 source = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab,
-                                      name + ".cu")
+                                      spec.get("file", name + ".cu"))
                 if not fixture_source(fixture, spec, source):
                     checks.check("%s %s: fixture written" % (lab, fixture), False)
                     continue
