@@ -1602,16 +1602,15 @@ static bool run_blocks(std::vector<block *> &set, rng &order_rng, block_feed *fe
             report_stuck(false);
             return false;
         }
-        /* A round is idle when threads polled and none made progress; warp-level functions
-         * alone are neither (a long loop of shuffles is work, a look-back's vote in a spin-wait
-         * is not progress). */
-        if (active->progress == before && active->polls != polls_before) {
-            if (++idle_rounds > settings.spin_rounds) {
-                report_stuck(true);
-                return false;
-            }
-        } else {
+        /* A round is idle when threads polled and none made progress. A round of warp-level
+         * functions alone neither counts nor resets the idle rounds: a look-back that votes in
+         * one round and sleeps in the next is still found, and a long loop of shuffles (no
+         * polls) is not taken for a spin. */
+        if (active->progress != before) {
             idle_rounds = 0;
+        } else if (active->polls != polls_before && ++idle_rounds > settings.spin_rounds) {
+            report_stuck(true);
+            return false;
         }
     }
 }
