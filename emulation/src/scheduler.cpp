@@ -839,23 +839,31 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
          (width < 1 || width > 32 || (width & (width - 1)) != 0))) {
         bad_warp_call(f, op, mask, width, file, line);
     }
-    /* Every other lane of the mask must be able to come here. */
-    for (unsigned m = mask & ~(1u << lane); m; m &= m - 1u) {
-        const fiber &o = b->fibers[warp * 32u + (unsigned)__builtin_ctz(m)];
-        if (o.state == DONE || o.state == AT_BARRIER || o.state == AT_GRID ||
-            (o.state == AT_WARP &&
-             (b->groups[o.group].op != op || b->groups[o.group].mask != mask) &&
-             ((b->groups[o.group].mask >> lane) & 1u))) {
-            lane_cannot_come(f, op, mask, o, file, line);
-        }
-    }
-    /* Join the lanes of this warp that wait at this function with this mask, or be the first. */
+    /* The lanes of this warp that wait at this function with this mask, if any; and whether
+     * other lanes of the warp wait at another one. */
     int id = -1;
+    bool other_groups = false;
     for (size_t i = 0; i < b->groups.size(); i++) {
         const warp_group &g = b->groups[i];
-        if (g.used && g.warp == warp && g.op == op && g.mask == mask) {
-            id = (int)i;
-            break;
+        if (g.used && g.warp == warp) {
+            if (g.op == op && g.mask == mask) {
+                id = (int)i;
+            } else {
+                other_groups = true;
+            }
+        }
+    }
+    /* Every other lane of the mask must be able to come here: none can fail to while no thread
+     * of the block has returned or waits at a barrier, and no lane of the warp elsewhere. */
+    if (b->exited > 0 || b->at_barrier > 0 || b->at_grid > 0 || other_groups) {
+        for (unsigned m = mask & ~(1u << lane); m; m &= m - 1u) {
+            const fiber &o = b->fibers[warp * 32u + (unsigned)__builtin_ctz(m)];
+            if (o.state == DONE || o.state == AT_BARRIER || o.state == AT_GRID ||
+                (o.state == AT_WARP &&
+                 (b->groups[o.group].op != op || b->groups[o.group].mask != mask) &&
+                 ((b->groups[o.group].mask >> lane) & 1u))) {
+                lane_cannot_come(f, op, mask, o, file, line);
+            }
         }
     }
     if (id < 0) {
