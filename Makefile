@@ -89,7 +89,7 @@ help:
 	@echo "                        exits 3, and make with 2)"
 	@echo "  make check-host       build, then run what needs no GPU: common/'s host suites and build checks"
 	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
-	@echo "                        thread order (feedback, no points; Lab 01 so far: emulation/README.md)"
+	@echo "                        thread order (feedback, no points; Labs 01 and 04 so far: emulation/README.md)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"
 	@echo "  make deps             install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
 	@echo "  make clean            remove $(BUILD)/"
@@ -117,7 +117,7 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-gradescope build and try the Gradescope zip"
 	@echo "  make check-lab-suites every lab's suites: solutions pass, skeletons fail (GPU suites on a GPU)"
 	@echo "  make docs-images      just the handouts' diagrams; make docs-performance just the Performance page"
-	@echo "  make check-emulate    the CPU emulation's acceptance (not yet in make check: Lab 01 only)"
+	@echo "  make check-emulate    the CPU emulation's acceptance (not yet in make check: Labs 01 and 04)"
 	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
 endif
 
