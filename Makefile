@@ -89,7 +89,7 @@ help:
 	@echo "                        exits 3, and make with 2)"
 	@echo "  make check-host       build, then run what needs no GPU: common/'s host suites and build checks"
 	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
-	@echo "                        thread order (feedback, no points; Labs 01-03 so far: emulation/README.md)"
+	@echo "                        thread order (feedback, no points; Labs 01-04 so far: emulation/README.md)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"
 	@echo "  make deps             install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
 	@echo "  make clean            remove $(BUILD)/"

@@ -8,7 +8,10 @@ For each lab, with no GPU and no CUDA Toolkit:
      mode (each launch run in every order, results compared: no race);
   2. the skeleton, as tools/skeleton writes it from the solution, fails every [emulate] test in
      every order, cleanly: an assertion's failure, never a crash or a hang;
-  3. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
+  3. the emulation's own device tests (emulation/tests/device_tests.cu): each warp-level function
+     computes what CUDA defines in every thread order, what a GPU leaves undefined or hangs on
+     is reported with its line, and blocks that wait for each other (look-backs) complete;
+  4. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
      grading/tests/fixture_patch.py; some are the grader's own) is reported as its expect.json
      says: which tests fail, how (fail, crash), and what the report names (the kernel, the line);
      the controls pass ("order_status" names what a test must do in one order: a race between
@@ -23,6 +26,7 @@ Exit status: 0 every check held, 1 one did not, 2 could not run.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -98,6 +102,69 @@ def check_no_toolkit(checks, build):
     checks.check("no CUDA Toolkit: the objects include no header from outside the kit with "
                  "'cuda' in its path; their CUDA headers are the emulation's (%s)"
                  % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
+
+
+DEVICE_TESTS_SOURCE = os.path.join(HERE, "tests", "device_tests.cu")
+DEVICE_ORDERS = ["forward", "reverse", "random:1", "compare"]
+
+
+def check_device_tests(checks, build):
+    """emulation/tests/device_tests.cu: every case in every order. A case that checks results
+    must exit 0 in every order; one the emulation must report must exit 3 (a launch failed)
+    with every phrase of its report, and the line of its marker, on stderr: in every order, or
+    (a case whose report depends on the order) in the order named, while forward passes."""
+    binary = os.path.join(build, "emulate", "tests", "device_tests")
+    if not checks.check("the device tests build with the host compiler alone",
+                        make(build, [binary])):
+        return
+    listed = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, universal_newlines=True)
+    markers = {}
+    with open(DEVICE_TESTS_SOURCE) as f:
+        for number, line in enumerate(f, 1):
+            if "/* LINE:" in line:
+                markers[line.split("/* LINE:", 1)[1].split("*/", 1)[0].strip()] = number
+    env = dict(os.environ, KIT_EMU_TIMEOUT="1",
+               ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""))
+    for row in listed.stdout.splitlines():
+        name, reports, where = row.split("\t")
+        problems = []
+        for order in DEVICE_ORDERS:
+            env["KIT_EMU_ORDER"] = order
+            try:
+                done = subprocess.run([binary, name], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, universal_newlines=True,
+                                      errors="replace", timeout=60)
+            except subprocess.TimeoutExpired:
+                problems.append("%s: no answer in 60 s" % order)
+                continue
+            said = done.stdout + done.stderr
+            if reports == "-" or (where != "all" and order == "forward"):
+                if done.returncode != 0:
+                    problems.append("%s: exit %d, want 0: %s" % (order, done.returncode,
+                                                                said.strip()[-600:]))
+                continue
+            if where != "all" and order != where:
+                if done.returncode not in (0, 3):
+                    problems.append("%s: exit %d (a crash?): %s" % (order, done.returncode,
+                                                                    said.strip()[-600:]))
+                continue
+            if done.returncode != 3:
+                problems.append("%s: exit %d, want 3 (a report): %s" % (order, done.returncode,
+                                                                        said.strip()[-600:]))
+                continue
+            wanted = reports.split("|")
+            if name in markers:
+                wanted.append("device_tests.cu:%d" % markers[name])
+            for text in wanted:
+                if text not in done.stderr:
+                    problems.append("%s: the report does not say '%s': %s"
+                                    % (order, text, done.stderr.strip()[-800:]))
+        if reports == "-":
+            about = "results as CUDA defines them in every order and in compare mode"
+        else:
+            about = "reported%s: %s" % ("" if where == "all" else " in order " + where +
+                                        " (forward passes)", reports.replace("|", " ... "))
+        checks.check("device test %s: %s" % (name, about), not problems, "; ".join(problems))
 
 
 def check_solution(checks, build, lab):
@@ -194,13 +261,15 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             continue
         said = [line for o in r["orders"].values() for line in o["why"]]
         for order, o in r["orders"].items():
-            if o["status"] not in want["status"]:
+            allowed = want.get("order_status", {}).get(order, want.get("status"))
+            if isinstance(allowed, str):
+                allowed = [allowed]
+            if allowed is not None and o["status"] not in allowed:
                 problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
-                                                                 "/".join(want["status"])))
-        for order, status in want.get("order_status", {}).items():
-            got = r["orders"].get(order, {}).get("status")
-            if got != status:
-                problems.append("%s in order %s: %s, not %s" % (t, order, got, status))
+                                                                 "/".join(allowed)))
+        for order in want.get("order_status", {}):
+            if order not in r["orders"]:
+                problems.append("%s did not run in order %s" % (t, order))
         expected = list(want.get("output_has", []))
         if "line_of" in want:
             line = line_of(source, want["line_of"])
@@ -278,6 +347,8 @@ def main():
             print("  %-44s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
         print("  %-44s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
                                                     sum(totals)))
+
+    check_device_tests(checks, build)
 
     if make(build, [os.path.join(build, "emulate", "bench", "emu_bench")]):
         bench = subprocess.run([os.path.join(build, "emulate", "bench", "emu_bench")], cwd=ROOT,

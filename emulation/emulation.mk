@@ -19,7 +19,7 @@
 
 EMU_BUILD := $(BUILD)/emulate
 # The labs the emulation runs so far (issue 28 builds it up lab by lab).
-EMU_SUPPORTED := 01-oddeven 02-mergesort 03-bitonic
+EMU_SUPPORTED := 01-oddeven 02-mergesort 03-bitonic 04-radix
 EMU_LABS := $(filter $(EMU_SUPPORTED),$(LABS))
 EMU_PYTHON ?= python3
 EMU_CXX ?= g++
@@ -143,6 +143,17 @@ bench-emulate:
 	$(EMU_CONFIGURE)
 	@$(MAKE) --no-print-directory $(EMU_BUILD)/bench/emu_bench
 	@ASAN_OPTIONS=detect_leaks=0 $(EMU_BUILD)/bench/emu_bench
+
+# The emulation's own tests of warp-level functions and of blocks that wait for each other
+# (emulation/tests/device_tests.cu), built as a lab's .cu is; check-emulate runs them.
+$(EMU_BUILD)/tests/src/device_tests.cu: emulation/tests/device_tests.cu emulation/cu2cpp.py \
+        $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d $<
+
+$(EMU_BUILD)/tests/device_tests: $(EMU_BUILD)/tests/src/device_tests.cu $(EMU_RUNTIME_OBJ) \
+        $(EMU_BUILD)/flags.stamp
+	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
 
 $(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
 	@mkdir -p $(@D)

@@ -1352,14 +1352,22 @@ static void test_onesweep_large_pairs(void)
     check_onesweep(n - 3, KIT_DIST_EXTREMES, 75, &onesweep_pairs);
 }
 
+/* The quick tests are also the tests the CPU emulation runs (make emulate): every kernel and
+ * every TODO, bonus tiers included, with inputs that take a second or less there. So are a few
+ * more that take seconds there (KIT_TEST_EMULATE alone): one block at every size and the refusal
+ * of more, a split by every bit, histograms at tile boundaries, the float specials; and the
+ * look-back scan's tile boundaries, up to 100 tiles, so that in the emulation's random order,
+ * where many blocks run at once, a look-back walks past windows of 32 tiles. */
+#define QUICK_MARKS (KIT_TEST_SANITIZE | KIT_TEST_EMULATE)
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("4.0_references", 0);
     kit_add_test(s, "cpu_models", test_references);
 
     s = kit_add_suite("4.1_scan", 1);
-    kit_add_sanitized_test(s, "quick", test_scan_quick);
-    kit_add_test(s, "one_block", test_scan_block);
+    kit_add_marked_test(s, "quick", test_scan_quick, QUICK_MARKS);
+    kit_add_marked_test(s, "one_block", test_scan_block, KIT_TEST_EMULATE);
     kit_add_test(s, "all_sizes", test_scan_sizes);
     kit_add_test(s, "levels_of_blocks", test_scan_levels);
     kit_add_test(s, "large_2_24", test_scan_large_2_24);
@@ -1367,15 +1375,15 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_28", test_scan_large_2_28);
 
     s = kit_add_suite("4.2_split", 1);
-    kit_add_sanitized_test(s, "quick", test_split_quick);
+    kit_add_marked_test(s, "quick", test_split_quick, QUICK_MARKS);
     kit_add_test(s, "split_sizes", test_split_sizes);
-    kit_add_test(s, "split_every_bit", test_split_every_bit);
+    kit_add_marked_test(s, "split_every_bit", test_split_every_bit, KIT_TEST_EMULATE);
     kit_add_test(s, "sort_by_32_splits", test_split_sort);
     kit_add_test(s, "large_2_24_split", test_split_large);
 
     s = kit_add_suite("4.3_digits", 1);
-    kit_add_sanitized_test(s, "quick", test_digits_quick);
-    kit_add_test(s, "histograms", test_digits_histograms);
+    kit_add_marked_test(s, "quick", test_digits_quick, QUICK_MARKS);
+    kit_add_marked_test(s, "histograms", test_digits_histograms, KIT_TEST_EMULATE);
     kit_add_test(s, "tile_sort", test_digits_tiles);
     kit_add_test(s, "scatter", test_digits_scatter);
     kit_add_test(s, "every_pass", test_digits_every_pass);
@@ -1385,11 +1393,11 @@ void kit_register_suites(void)
     kit_add_test(s, "large_2_24_sort", test_digits_large_sort);
 
     s = kit_add_suite("4.4_types_pairs", 1);
-    kit_add_sanitized_test(s, "quick", test_types_quick);
+    kit_add_marked_test(s, "quick", test_types_quick, QUICK_MARKS);
     kit_add_test(s, "pairs_all_sizes", test_types_pairs);
     kit_add_test(s, "keys_only", test_types_keys_only);
     kit_add_test(s, "signed_extremes", test_types_signed_extremes);
-    kit_add_test(s, "float_specials", test_types_float_specials);
+    kit_add_marked_test(s, "float_specials", test_types_float_specials, KIT_TEST_EMULATE);
     kit_add_test(s, "large_2_24_pairs", test_types_large_pairs);
     kit_add_test(s, "large_2_24_descending", test_types_large_descending);
     kit_add_test(s, "large_2_24_i32", test_types_large_i32);
@@ -1397,13 +1405,13 @@ void kit_register_suites(void)
     kit_add_test(s, "large_not_power_of_two", test_types_large_not_power_of_two);
 
     s = kit_add_suite("4.5_lookback_scan", 1);
-    kit_add_sanitized_test(s, "quick", test_lookback_quick);
+    kit_add_marked_test(s, "quick", test_lookback_quick, QUICK_MARKS);
     kit_add_test(s, "all_sizes", test_lookback_sizes);
-    kit_add_test(s, "tile_boundaries", test_lookback_tiles);
+    kit_add_marked_test(s, "tile_boundaries", test_lookback_tiles, KIT_TEST_EMULATE);
     kit_add_test(s, "large_2_24", test_lookback_large_2_24);
 
     s = kit_add_suite("4.6_onesweep", 1);
-    kit_add_sanitized_test(s, "quick", test_onesweep_quick);
+    kit_add_marked_test(s, "quick", test_onesweep_quick, QUICK_MARKS);
     kit_add_test(s, "keys_all_sizes", test_onesweep_keys);
     kit_add_test(s, "pairs_all_sizes", test_onesweep_pairs);
     kit_add_test(s, "tile_boundaries", test_onesweep_tiles);

@@ -8,6 +8,8 @@
  *                       made, run and ended
  *   barrier waits / s   one block of 1024 threads passing 1000 __syncthreads(): each thread,
  *                       at each barrier, switches to the scheduler and back
+ *   shuffles / s        one block of 1024 threads, each doing 1000 __shfl_xor_sync(): each
+ *                       lane waits for its warp, the last computes all 32 results
  */
 #include <stdio.h>
 #include <time.h>
@@ -71,6 +73,15 @@ __global__ void many_barriers(unsigned int *out, int barriers)
     out[threadIdx.x] = counts[threadIdx.x];
 }
 
+__global__ void many_shuffles(unsigned int *out, int shuffles)
+{
+    unsigned int x = threadIdx.x;
+    for (int s = 0; s < shuffles; s++) {
+        x += __shfl_xor_sync(0xFFFFFFFFu, x, (s & 15) + 1);
+    }
+    out[threadIdx.x] = x;
+}
+
 int main(void)
 {
     printf("emulation benchmark (fibers: %s%s)\n", kit_emu::fiber_backend(),
@@ -111,6 +122,18 @@ int main(void)
     printf("  barrier waits:        %8.2f million / s (a thread at a __syncthreads: a switch "
            "there and back)\n",
            1024.0 * barriers / seconds / 1e6);
+
+    const int shuffles = 1000;
+    start = now_s();
+    many_shuffles<<<1, 1024>>>(d_out, shuffles);
+    err = cudaDeviceSynchronize();
+    seconds = now_s() - start;
+    if (err != cudaSuccess) {
+        return 1;
+    }
+    printf("  warp shuffles:        %8.2f million lanes / s (a lane at a __shfl_xor_sync: a "
+           "switch there and back)\n",
+           1024.0 * shuffles / seconds / 1e6);
     cudaFree(d_out);
     return 0;
 }

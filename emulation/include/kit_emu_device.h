@@ -42,10 +42,37 @@ struct thread_state {
     uint3 block_idx;
     dim3 block_dim;
     dim3 grid_dim;
+    /* Nonzero while the thread is inside the emulation's own code (::preempt_guard, or a plain
+     * count in the hottest paths): the scheduler may then not preempt it
+     * (emulation/src/scheduler.cpp, "signals"). */
+    int no_preempt;
 };
 
 /** The running GPU thread, or NULL while host code runs. */
 extern thread_state *current_thread;
+
+/**
+ * Marks a stretch of device-side code that must not be interrupted by the scheduler's
+ * preemption of a thread that runs too long without waiting (an atomic's read-modify-write,
+ * the runtime's bookkeeping): one per scope, on the running thread.
+ */
+struct preempt_guard {
+    thread_state *t;
+    KIT_EMU_HD preempt_guard() : t(current_thread)
+    {
+        if (t) {
+            t->no_preempt++;
+        }
+    }
+    KIT_EMU_HD ~preempt_guard()
+    {
+        if (t) {
+            t->no_preempt--;
+        }
+    }
+    preempt_guard(const preempt_guard &) = delete;
+    preempt_guard &operator=(const preempt_guard &) = delete;
+};
 
 /** Stops the program: a built-in variable or device function used outside a kernel. */
 [[noreturn]] KIT_EMU_HD void outside_kernel(const char *what, const char *file, int line);
@@ -89,6 +116,61 @@ KIT_EMU_HD void *shared_var(const void *tag, size_t bytes, size_t align, const c
 
 /** The block's dynamic shared memory (`extern __shared__`): the launch's shmem bytes. */
 KIT_EMU_HD void *dynamic_shared(size_t align, const char *name, const char *file, int line);
+
+/* ---- warp-level functions ------------------------------------------------------------------- */
+
+/** The warp-level functions (__syncwarp, the shuffles, the votes, __match_*_sync, the
+ * reductions): what warp_collective() computes. */
+enum warp_op {
+    WARP_SYNC,
+    WARP_SHFL_IDX,
+    WARP_SHFL_UP,
+    WARP_SHFL_DOWN,
+    WARP_SHFL_XOR,
+    WARP_BALLOT,
+    WARP_ANY,
+    WARP_ALL,
+    WARP_MATCH_ANY,
+    WARP_MATCH_ALL,
+    WARP_REDUCE_ADD,
+    WARP_REDUCE_MIN,
+    WARP_REDUCE_MAX,
+    WARP_REDUCE_AND,
+    WARP_REDUCE_OR,
+    WARP_REDUCE_XOR
+};
+
+/**
+ * The calling lane's part in the warp-level function @p op over the lanes of @p mask: it brings
+ * @p value (@p bytes of it are the type's), @p param (the source lane, delta or lane mask of a
+ * shuffle; 1 for a signed reduction) and @p width (a shuffle's); it waits until every lane of
+ * @p mask has called @p op with the same mask, and returns its own result (__match_all_sync:
+ * the mask in the low 32 bits, the predicate in bit 32).
+ */
+KIT_EMU_HD unsigned long long warp_collective(int op, unsigned mask, unsigned long long value,
+                                              unsigned bytes, long long param, int width,
+                                              const char *file, int line);
+
+/** __activemask(): the lanes of the caller's warp that call it at the same line at the same
+ * time (in the same round of the scheduler), which is what "converged" means here. */
+KIT_EMU_HD unsigned active_mask(const char *file, int line);
+
+/** A value of a warp-level function, as the runtime carries it: its bytes, zero-extended. */
+template <typename T> KIT_EMU_HD inline unsigned long long warp_bits(T value)
+{
+    static_assert(sizeof(T) <= sizeof(unsigned long long) && std::is_trivially_copyable<T>::value,
+                  "a warp-level function's value is at most 8 bytes");
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof value);
+    return bits;
+}
+
+template <typename T> KIT_EMU_HD inline T warp_value(unsigned long long bits)
+{
+    T value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
@@ -194,9 +276,18 @@ struct kernel_registration {
 template <typename T, typename F>
 KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
 {
+    /* No other thread may run between the read and the write (a plain count, not a
+     * preempt_guard: an object on the stack costs much under AddressSanitizer). */
+    thread_state *t = current_thread;
+    if (t) {
+        t->no_preempt++;
+    }
     T old = *address;
     T updated = op(old);
     *address = updated;
+    if (t) {
+        t->no_preempt--;
+    }
     /* Bytes, not ==: a float that stays NaN has changed nothing either. */
     const unsigned char *a = reinterpret_cast<const unsigned char *>(&old);
     const unsigned char *b = reinterpret_cast<const unsigned char *>(&updated);
@@ -253,61 +344,113 @@ KIT_EMU_HD inline void __nanosleep(unsigned ns, KIT_EMU_WHERE)
     kit_emu::poll("__nanosleep", file, line);
 }
 
-/* ---- warp-level functions: not modelled yet -------------------------------------------------- */
+/* ---- warp-level functions --------------------------------------------------------------------
+ * Computed in lockstep over the lanes of the mask: each lane that calls one waits until every
+ * lane its mask names has called the same function with the same mask; then the results of all
+ * of them are computed at once from the values they brought (kit_emu::warp_collective). A lane
+ * the mask names that cannot arrive (it returned, or waits at a barrier or at another warp
+ * function that waits for this lane) is an error naming the kernel and the line, as is a mask
+ * that leaves out the calling lane or names lanes the block does not have. */
 
 KIT_EMU_HD inline void __syncwarp(unsigned mask = 0xffffffffu, KIT_EMU_WHERE)
 {
-    (void)mask;
-    kit_emu::unsupported("__syncwarp", file, line);
+    kit_emu::warp_collective(kit_emu::WARP_SYNC, mask, 0, 0, 0, 32, file, line);
 }
+
 KIT_EMU_HD inline unsigned __activemask(KIT_EMU_WHERE)
 {
-    kit_emu::unsupported("__activemask", file, line);
+    return kit_emu::active_mask(file, line);
 }
-template <typename T>
-KIT_EMU_HD inline T __shfl_sync(unsigned m, T v, int l, int w = 32, KIT_EMU_WHERE)
+
+/* The shuffles and __match_*_sync, for each type CUDA has them for (other integer types promote
+ * to int, as with nvcc). */
+#define KIT_EMU_WARP_TYPE(T)                                                                       \
+    KIT_EMU_HD inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,       \
+                                    KIT_EMU_WHERE)                                                 \
+    {                                                                                              \
+        return kit_emu::warp_value<T>(kit_emu::warp_collective(kit_emu::WARP_SHFL_IDX, mask,       \
+                                                               kit_emu::warp_bits(var), sizeof(T), \
+                                                               srcLane, width, file, line));       \
+    }                                                                                              \
+    KIT_EMU_HD inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta,                   \
+                                       int width = warpSize, KIT_EMU_WHERE)                        \
+    {                                                                                              \
+        return kit_emu::warp_value<T>(kit_emu::warp_collective(kit_emu::WARP_SHFL_UP, mask,        \
+                                                               kit_emu::warp_bits(var), sizeof(T), \
+                                                               delta, width, file, line));         \
+    }                                                                                              \
+    KIT_EMU_HD inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta,                 \
+                                         int width = warpSize, KIT_EMU_WHERE)                      \
+    {                                                                                              \
+        return kit_emu::warp_value<T>(kit_emu::warp_collective(kit_emu::WARP_SHFL_DOWN, mask,      \
+                                                               kit_emu::warp_bits(var), sizeof(T), \
+                                                               delta, width, file, line));         \
+    }                                                                                              \
+    KIT_EMU_HD inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,  \
+                                        KIT_EMU_WHERE)                                             \
+    {                                                                                              \
+        return kit_emu::warp_value<T>(kit_emu::warp_collective(kit_emu::WARP_SHFL_XOR, mask,       \
+                                                               kit_emu::warp_bits(var), sizeof(T), \
+                                                               laneMask, width, file, line));      \
+    }                                                                                              \
+    KIT_EMU_HD inline unsigned __match_any_sync(unsigned mask, T value, KIT_EMU_WHERE)             \
+    {                                                                                              \
+        return (unsigned)kit_emu::warp_collective(kit_emu::WARP_MATCH_ANY, mask,                   \
+                                                  kit_emu::warp_bits(value), sizeof(T), 0, 32,     \
+                                                  file, line);                                     \
+    }                                                                                              \
+    KIT_EMU_HD inline unsigned __match_all_sync(unsigned mask, T value, int *pred, KIT_EMU_WHERE)  \
+    {                                                                                              \
+        unsigned long long r =                                                                     \
+            kit_emu::warp_collective(kit_emu::WARP_MATCH_ALL, mask, kit_emu::warp_bits(value),     \
+                                     sizeof(T), 0, 32, file, line);                                \
+        *pred = (int)(r >> 32);                                                                    \
+        return (unsigned)r;                                                                        \
+    }
+KIT_EMU_WARP_TYPE(int)
+KIT_EMU_WARP_TYPE(unsigned int)
+KIT_EMU_WARP_TYPE(long)
+KIT_EMU_WARP_TYPE(unsigned long)
+KIT_EMU_WARP_TYPE(long long)
+KIT_EMU_WARP_TYPE(unsigned long long)
+KIT_EMU_WARP_TYPE(float)
+KIT_EMU_WARP_TYPE(double)
+#undef KIT_EMU_WARP_TYPE
+
+KIT_EMU_HD inline unsigned __ballot_sync(unsigned mask, int predicate, KIT_EMU_WHERE)
 {
-    (void)m, (void)v, (void)l, (void)w;
-    kit_emu::unsupported("__shfl_sync", file, line);
+    return (unsigned)kit_emu::warp_collective(kit_emu::WARP_BALLOT, mask, predicate != 0, 4, 0, 32,
+                                              file, line);
 }
-template <typename T>
-KIT_EMU_HD inline T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 32, KIT_EMU_WHERE)
+KIT_EMU_HD inline int __any_sync(unsigned mask, int predicate, KIT_EMU_WHERE)
 {
-    (void)m, (void)v, (void)d, (void)w;
-    kit_emu::unsupported("__shfl_up_sync", file, line);
+    return (int)kit_emu::warp_collective(kit_emu::WARP_ANY, mask, predicate != 0, 4, 0, 32, file,
+                                         line);
 }
-template <typename T>
-KIT_EMU_HD inline T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32, KIT_EMU_WHERE)
+KIT_EMU_HD inline int __all_sync(unsigned mask, int predicate, KIT_EMU_WHERE)
 {
-    (void)m, (void)v, (void)d, (void)w;
-    kit_emu::unsupported("__shfl_down_sync", file, line);
+    return (int)kit_emu::warp_collective(kit_emu::WARP_ALL, mask, predicate != 0, 4, 0, 32, file,
+                                         line);
 }
-template <typename T>
-KIT_EMU_HD inline T __shfl_xor_sync(unsigned m, T v, int x, int w = 32, KIT_EMU_WHERE)
-{
-    (void)m, (void)v, (void)x, (void)w;
-    kit_emu::unsupported("__shfl_xor_sync", file, line);
-}
-KIT_EMU_HD inline unsigned __ballot_sync(unsigned m, int p, KIT_EMU_WHERE)
-{
-    (void)m, (void)p;
-    kit_emu::unsupported("__ballot_sync", file, line);
-}
-KIT_EMU_HD inline int __any_sync(unsigned m, int p, KIT_EMU_WHERE)
-{
-    (void)m, (void)p;
-    kit_emu::unsupported("__any_sync", file, line);
-}
-KIT_EMU_HD inline int __all_sync(unsigned m, int p, KIT_EMU_WHERE)
-{
-    (void)m, (void)p;
-    kit_emu::unsupported("__all_sync", file, line);
-}
-template <typename T> KIT_EMU_HD inline unsigned __match_any_sync(unsigned m, T v, KIT_EMU_WHERE)
-{
-    (void)m, (void)v;
-    kit_emu::unsupported("__match_any_sync", file, line);
-}
+
+/* The warp reductions of sm_80 and later: add, min and max of int or unsigned, and, or and xor
+ * of unsigned (param 1: signed). */
+#define KIT_EMU_WARP_REDUCE(name, op, T, is_signed)                                                \
+    KIT_EMU_HD inline T name(unsigned mask, T value, KIT_EMU_WHERE)                                \
+    {                                                                                              \
+        return (T)kit_emu::warp_collective(kit_emu::op, mask, (unsigned)value, 4, is_signed, 32,   \
+                                           file, line);                                            \
+    }
+KIT_EMU_WARP_REDUCE(__reduce_add_sync, WARP_REDUCE_ADD, unsigned, 0)
+KIT_EMU_WARP_REDUCE(__reduce_add_sync, WARP_REDUCE_ADD, int, 1)
+KIT_EMU_WARP_REDUCE(__reduce_min_sync, WARP_REDUCE_MIN, unsigned, 0)
+KIT_EMU_WARP_REDUCE(__reduce_min_sync, WARP_REDUCE_MIN, int, 1)
+KIT_EMU_WARP_REDUCE(__reduce_max_sync, WARP_REDUCE_MAX, unsigned, 0)
+KIT_EMU_WARP_REDUCE(__reduce_max_sync, WARP_REDUCE_MAX, int, 1)
+KIT_EMU_WARP_REDUCE(__reduce_and_sync, WARP_REDUCE_AND, unsigned, 0)
+KIT_EMU_WARP_REDUCE(__reduce_or_sync, WARP_REDUCE_OR, unsigned, 0)
+KIT_EMU_WARP_REDUCE(__reduce_xor_sync, WARP_REDUCE_XOR, unsigned, 0)
+#undef KIT_EMU_WARP_REDUCE
 
 /* ---- atomics --------------------------------------------------------------------------------- */
 

@@ -25,13 +25,17 @@ namespace kit_emu
 
 enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
-/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT. */
+/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT, KIT_EMU_RESIDENT_BLOCKS,
+ * KIT_EMU_PREEMPT. */
 struct settings_t {
     order_kind order;
     bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
     unsigned long long seed;
     double timeout_s;
     unsigned long spin_rounds;
+    unsigned resident_blocks; /* KIT_EMU_RESIDENT_BLOCKS: blocks of a launch (not cooperative)
+                                 that run at once, in every order; 0: the order decides */
+    bool preempt;             /* a thread that runs a slice without waiting lets others run */
 };
 extern settings_t settings;
 
