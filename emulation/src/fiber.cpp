@@ -9,17 +9,7 @@
 
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KIT_EMU_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KIT_EMU_ASAN 1
-#endif
-#endif
-
-#ifndef KIT_EMU_ASAN
-#define KIT_EMU_ASAN 0
-#endif
+#include "asan.h"
 
 #if KIT_EMU_ASAN
 #include <sanitizer/asan_interface.h>
