@@ -38,15 +38,17 @@ def _lines(path):
 def solution_lines():
     """Every line of a solution block, stripped, that says something about the solution: not
     a brace or a lone keyword, not a line the solution has outside its blocks too (what the
-    skeleton keeps), and not an idiom of the kit's public code (common/, tests/, tools/, the
-    labs' headers and drivers, the other labs' skeletons and given headers, and the lab's own
-    given header unless it holds a whole block), such as `__syncthreads();` or a test's CPU
-    reference of one phase. A skeleton, a given header or a handout that quotes a solution, or
+    skeleton keeps), and not an idiom of the kit's public code (common/, tests/, tools/,
+    emulation/ but its fixtures, the labs' headers and drivers, the other labs' skeletons and
+    given headers, and the lab's own given header unless it holds a whole block), such as
+    `__syncthreads();` or a test's CPU reference of one phase. A skeleton, a given header or a handout that quotes a solution, or
     a solution file that travels, is caught."""
     public = set()
-    for folder in ("common", "tests", "tools"):
+    for folder in ("common", "tests", "tools", "emulation"):
         for path in (ROOT / folder).rglob("*"):
-            if path.is_file() and path.suffix in (".c", ".h", ".cu"):
+            # (emulation/fixtures/ quote the solution and stay out of the package)
+            if path.is_file() and path.suffix in (".c", ".h", ".cu", ".cpp") and \
+                    "fixtures" not in path.relative_to(ROOT).parts:
                 public |= _lines(path)
     for path in list((ROOT / "labs").glob("*/*.h")) + list((ROOT / "labs").glob("*/*_main.c")):
         public |= _lines(path)
