@@ -181,6 +181,20 @@ static unsigned shuffle_source(int op, unsigned r, int param, int width)
 static unsigned long long *d_out;
 static unsigned long long h_out[1024];
 
+/* 0 when thread r's `count` results, h_out[count * r ...], are want[0 .. count); else 1, after a
+ * line naming the test, the thread and the first result that differs. */
+static int results_are(const char *test, unsigned r, const unsigned long long *want, int count)
+{
+    for (int k = 0; k < count; k++) {
+        if (h_out[count * r + k] != want[k]) {
+            printf("%s: thread %u, result %d: got 0x%llx, want 0x%llx\n", test, r, k,
+                   h_out[count * r + k], want[k]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int run_shuffles(unsigned threads)
 {
     static const int idx_params[] = {0, 3, -1, -40, 33};
@@ -328,12 +342,8 @@ static int test_votes(void)
         want[1] = warp == 1;
         want[2] = warp == 2;
         want[3] = lane < 20 ? ((unsigned long long)0x000AAAAAu << 8) | 1u : 0xFFu;
-        for (int k = 0; k < 4; k++) {
-            if (h_out[4 * r + k] != want[k]) {
-                printf("votes: thread %u, result %d: got 0x%llx, want 0x%llx\n", r, k,
-                       h_out[4 * r + k], want[k]);
-                return 1;
-            }
+        if (results_are("votes", r, want, 4)) {
+            return 1;
         }
     }
     return 0;
@@ -372,12 +382,8 @@ static int test_match(void)
             want[2] |= (unsigned long long)(l % 2u == lane % 2u) << l;
         }
         want[3] = warp == 0 ? (1ull << 32) | 0xFFFFFFFFu : 0;
-        for (int k = 0; k < 4; k++) {
-            if (h_out[4 * r + k] != want[k]) {
-                printf("match: thread %u, result %d: got 0x%llx, want 0x%llx\n", r, k,
-                       h_out[4 * r + k], want[k]);
-                return 1;
-            }
+        if (results_are("match", r, want, 4)) {
+            return 1;
         }
     }
     return 0;
@@ -442,12 +448,8 @@ static int test_reduce(void)
         if (r % 32u >= 24) {
             continue;
         }
-        for (int k = 0; k < 9; k++) {
-            if (h_out[9 * r + k] != want[k]) {
-                printf("reduce: thread %u, result %d: got 0x%llx, want 0x%llx\n", r, k,
-                       h_out[9 * r + k], want[k]);
-                return 1;
-            }
+        if (results_are("reduce", r, want, 9)) {
+            return 1;
         }
     }
     return 0;
