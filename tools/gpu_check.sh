@@ -29,8 +29,8 @@ run_step() { # name logfile command...
     return $rc
 }
 
-# GPU_CHECK_STEPS=tests,sanitize,drivers,grade,fixtures,bench (default: all) picks steps, so
-# the whole check can be split over calls to a GPU host.
+# GPU_CHECK_STEPS=tests,sanitize,drivers,grade,emulation,fixtures,bench (default: all) picks
+# steps, so the whole check can be split over calls to a GPU host.
 want() { [[ ",${GPU_CHECK_STEPS:-all}," == *",all,"* || ",${GPU_CHECK_STEPS:-}," == *",$1,"* ]]; }
 
 algos() { # the --algo names a driver's --help lists
@@ -101,6 +101,9 @@ run_step "grade skeleton (labs/ as shipped: expect 0 points)" "$out/grade.log" \
 run_step "grade solution (solutions/ as a submission: expect every point)" "$out/grade.log" \
     python3 grading/grade --build "$build" --out "$out/grade-solution" solutions
 fi
+# The emulation's device tests, built by nvcc: the results it checks are the GPU's too.
+want emulation && run_step "emulation device tests on the GPU (same results as emulated)" \
+    "$out/emulation.log" bash emulation/tests/run_on_gpu.sh "$build" "$out/emulation-device-tests"
 want fixtures && run_step "grader GPU fixtures (hang, illegal address, memcheck, racecheck, host sort, slow)" \
     "$out/grade.log" env GPU_FIXTURES_OUT="$out/gpu-fixtures" \
     bash grading/tests/run_gpu_fixtures.sh "$build"

@@ -616,32 +616,34 @@ static inline void check_not_awaited(fiber *f, const char *doing, const char *fi
 }
 
 /* Where lane @p lane's shuffle reads, in the lanes @p lanes of its group (NULL: not in the
- * mask), as PTX's shfl.sync defines it for a segment of `width` lanes: idx reads the source lane
- * modulo the width in its own segment; up and down read `delta` lanes away and keep their own
- * value past the segment's ends; xor reads lane ^ laneMask, its own value when that lies in a
- * later segment. */
+ * mask), as PTX's shfl.sync defines it for a segment of `width` lanes, with the source lane,
+ * delta or lane mask taken modulo 32 (its low five bits: a delta of 40 shifts by 8 on a GPU):
+ * idx reads the source lane modulo the width in its own segment; up and down read `delta` lanes
+ * away and keep their own value past the segment's ends; xor reads lane ^ laneMask, its own
+ * value when that lies in a later segment (an earlier one it reads). */
 static unsigned long long shuffle_result(const warp_group &g, const fiber *lanes, unsigned lane)
 {
     const fiber &f = lanes[lane];
     unsigned width = (unsigned)f.warp_width;
     unsigned first = lane & ~(width - 1u), last = first + width - 1u;
+    unsigned param = (unsigned)f.warp_param & 31u;
     unsigned long long src = lane;
     switch (g.op) {
     case WARP_SHFL_IDX:
-        src = first + ((unsigned long long)f.warp_param & (width - 1u));
+        src = first + (param & (width - 1u));
         break;
     case WARP_SHFL_UP:
-        if ((unsigned long long)f.warp_param <= lane - first) {
-            src = lane - (unsigned long long)f.warp_param;
+        if (param <= lane - first) {
+            src = lane - param;
         }
         break;
     case WARP_SHFL_DOWN:
-        if ((unsigned long long)f.warp_param <= last - lane) {
-            src = lane + (unsigned long long)f.warp_param;
+        if (param <= last - lane) {
+            src = lane + param;
         }
         break;
     default: /* WARP_SHFL_XOR */
-        src = lane ^ (unsigned)f.warp_param;
+        src = lane ^ param;
         if (src > last) {
             src = lane;
         }
