@@ -19,7 +19,7 @@
 
 EMU_BUILD := $(BUILD)/emulate
 # The labs the emulation runs so far (issue 28 builds it up lab by lab).
-EMU_SUPPORTED := 01-oddeven 02-mergesort 03-bitonic 04-radix
+EMU_SUPPORTED := 01-oddeven 02-mergesort 03-bitonic 04-radix 05-quicksort
 EMU_LABS := $(filter $(EMU_SUPPORTED),$(LABS))
 EMU_PYTHON ?= python3
 EMU_CXX ?= g++

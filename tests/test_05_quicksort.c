@@ -750,24 +750,28 @@ static void test_sort_limit_far_above(void)
     check_cdp_pending_limit((size_t)1 << 19, PENDING_TEST_SEED);
 }
 
+/* The quick tests reach every kernel and every TODO with small inputs: compute-sanitizer runs
+ * them on a GPU, and the CPU emulation (make emulate) everywhere. */
+#define QUICK_MARKS (KIT_TEST_SANITIZE | KIT_TEST_EMULATE)
+
 void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("5.1_simple", 1);
-    kit_add_sanitized_test(s, "quick", test_simple_quick);
+    kit_add_marked_test(s, "quick", test_simple_quick, QUICK_MARKS);
     kit_add_test(s, "small_sizes", test_simple_small_sizes);
     kit_add_test(s, "medium_sizes", test_simple_medium_sizes);
-    kit_add_test(s, "pending_limit_too_low", test_simple_limit_too_low);
+    kit_add_marked_test(s, "pending_limit_too_low", test_simple_limit_too_low, KIT_TEST_EMULATE);
     kit_add_test(s, "large_2_20", test_simple_large);
 
     s = kit_add_suite("5.2_partition", 1);
-    kit_add_sanitized_test(s, "quick", test_partition_quick);
+    kit_add_marked_test(s, "quick", test_partition_quick, QUICK_MARKS);
     kit_add_test(s, "small_sizes", test_partition_small_sizes);
     kit_add_test(s, "many_tiles", test_partition_many_tiles);
     kit_add_test(s, "overlap_refused", test_partition_overlap_refused);
     kit_add_test(s, "large_2_22_and_2_24", test_partition_large);
 
     s = kit_add_suite("5.3_end_game", 1);
-    kit_add_sanitized_test(s, "quick", test_end_game_quick);
+    kit_add_marked_test(s, "quick", test_end_game_quick, QUICK_MARKS);
     kit_add_test(s, "pivot_is_the_ninther", test_end_game_pivot_ninther);
     kit_add_test(s, "pivot_splits_structured_inputs", test_end_game_pivot_splits_well);
     kit_add_test(s, "small_runs", test_end_game_small_runs);
@@ -775,7 +779,7 @@ void kit_register_suites(void)
     kit_add_test(s, "large_fallback_2_20", test_end_game_fallback_large);
 
     s = kit_add_suite("5.4_sort", 1);
-    kit_add_sanitized_test(s, "quick", test_sort_quick);
+    kit_add_marked_test(s, "quick", test_sort_quick, QUICK_MARKS);
     kit_add_test(s, "small_sizes", test_sort_small_sizes);
     kit_add_test(s, "medium_sizes", test_sort_medium_sizes);
     kit_add_test(s, "pending_limit_too_low", test_sort_limit_too_low);

@@ -101,6 +101,7 @@ typedef enum cudaError {
     cudaErrorInvalidDevicePointer = 17,
     cudaErrorInvalidMemcpyDirection = 21,
     cudaErrorInsufficientDriver = 35,
+    cudaErrorLaunchMaxDepthExceeded = 65,
     cudaErrorLaunchPendingCountExceeded = 69,
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,

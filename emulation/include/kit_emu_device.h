@@ -46,6 +46,8 @@ struct thread_state {
      * count in the hottest paths): the scheduler may then not preempt it
      * (emulation/src/scheduler.cpp, "signals"). */
     int no_preempt;
+    /* What cudaGetLastError() gives in device code: the thread's last launch that failed. */
+    cudaError_t last_error;
 };
 
 /** The running GPU thread, or NULL while host code runs. */

@@ -72,6 +72,14 @@ static const size_t SHARED_OPTIN = 227 * 1024;
 static const size_t SHARED_PER_SM = 228 * 1024;
 static const size_t GLOBAL_MEMORY = (size_t)4 << 30;
 
+/* cudaDeviceSetLimit's limits, by enum cudaLimit: the defaults of an H100. */
+static size_t limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+
+size_t device_limit(enum cudaLimit limit)
+{
+    return limits[limit];
+}
+
 size_t device_shared_static()
 {
     return SHARED_STATIC;
@@ -464,8 +472,15 @@ extern "C" {
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
+/* In device code, the calling thread's last error: a launch it made from there (dynamic
+ * parallelism) that failed. */
 cudaError_t cudaGetLastError(void)
 {
+    if (current_thread) {
+        cudaError_t err = current_thread->last_error;
+        current_thread->last_error = cudaSuccess;
+        return err;
+    }
     if (sticky != cudaSuccess) {
         return sticky;
     }
@@ -476,6 +491,9 @@ cudaError_t cudaGetLastError(void)
 
 cudaError_t cudaPeekAtLastError(void)
 {
+    if (current_thread) {
+        return current_thread->last_error;
+    }
     return sticky != cudaSuccess ? sticky : last_error;
 }
 
@@ -494,6 +512,7 @@ const char *cudaGetErrorName(cudaError_t error)
         NAME(cudaErrorInvalidDevicePointer)
         NAME(cudaErrorInvalidMemcpyDirection)
         NAME(cudaErrorInsufficientDriver)
+        NAME(cudaErrorLaunchMaxDepthExceeded)
         NAME(cudaErrorLaunchPendingCountExceeded)
         NAME(cudaErrorInvalidDeviceFunction)
         NAME(cudaErrorNoDevice)
@@ -536,6 +555,8 @@ const char *cudaGetErrorString(cudaError_t error)
         return "invalid copy direction for memcpy";
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorLaunchMaxDepthExceeded:
+        return "launch failed because launch would exceed the maximum nesting depth";
     case cudaErrorLaunchPendingCountExceeded:
         return "launch failed because launch would exceed cudaLimitDevRuntimePendingLaunchCount";
     case cudaErrorInvalidDeviceFunction:
@@ -690,6 +711,12 @@ cudaError_t cudaRuntimeGetVersion(int *version)
 
 cudaError_t cudaDeviceSynchronize(void)
 {
+    if (current_thread) {
+        fault(cudaErrorLaunchFailure, "(a call of cudaDeviceSynchronize)", 0,
+              "cudaDeviceSynchronize() in device code: CUDA 12 removed it (nvcc refuses it): a "
+              "kernel cannot wait for the grids it launched. The host's wait covers the whole "
+              "tree; work that must follow a grid's children goes into cudaStreamTailLaunch");
+    }
     drain_all();
     return answer(cudaSuccess);
 }
@@ -708,8 +735,6 @@ cudaError_t cudaDeviceReset(void)
     last_error = cudaSuccess;
     return cudaSuccess;
 }
-
-static size_t limits[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {

@@ -7,6 +7,7 @@
 #include "cuda_runtime.h"
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "asan.h"
@@ -67,6 +68,26 @@ void stream_enqueue(cudaStream_t stream, std::function<void()> work);
 void stream_ready_for(cudaStream_t stream);
 
 long long clock64_now();
+
+/** A limit as cudaDeviceSetLimit set it (api.cpp). */
+size_t device_limit(enum cudaLimit limit);
+
+/* Dynamic parallelism (device_launch.cpp): the tree of grids a launch from the host starts. */
+/** A launch from the host begins a tree; its grid is the root, running now. */
+void tree_begin();
+/** A launch from device code, by a thread of block @p block (linear) of the running grid, its
+ * configuration checked: queued in the tree, or the error the launching thread gets. */
+cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn invoke,
+                                  std::shared_ptr<void> closure, unsigned long long block,
+                                  const char *file, int line);
+/** Compare mode runs a grid again in another order: drops what its earlier run launched. */
+void tree_discard_launches();
+/** The root grid has run (@p root_error its fault, if any): runs the grids of the tree until
+ * every one is complete, or one faults; returns the first fault. */
+cudaError_t tree_finish(cudaError_t root_error);
+/** Runs one grid of a tree (scheduler.cpp), as the host's launch of it would. */
+cudaError_t run_device_grid(const void *func, const config &c, invoke_fn invoke,
+                            const void *closure, const char *file, int line);
 
 /* A copy of every device allocation (api.cpp): what a launch in compare mode starts from. */
 struct device_copy {

@@ -1651,6 +1651,7 @@ static void block_start(block *b, const launch_state *l, unsigned long long line
         f.wait_what = NULL;
         f.predicate = 0;
         f.ts.no_preempt = 1; /* until fiber_main calls the kernel */
+        f.ts.last_error = cudaSuccess;
         f.group = -1;
         f.wait_mask = 0;
         f.warp_value = f.warp_result = 0;
@@ -1768,6 +1769,7 @@ static void run_in_every_order(launch_state &l, unsigned long long blocks)
     for (int i = 0; i < 3 && l.error == cudaSuccess; i++) {
         if (i > 0) {
             device_restore(before);
+            tree_discard_launches(); /* the launches the earlier order's run made */
         }
         settings.order = orders[i];
         l.atomic_writes = 0;
@@ -1863,33 +1865,20 @@ static bool defer_launch(const void *func, const config &c, invoke_fn invoke, co
 cudaError_t launch_kernel_owned(const void *func, const config &c, invoke_fn invoke, void *closure,
                                 void (*destroy)(void *), const char *file, int line)
 {
+    preempt_guard guard; /* in device code: the closure's owner is shared state */
+    /* From device code, the running grid's own closure is here: it must live on. */
+    std::shared_ptr<void> outer = std::move(issued_closure);
     issued_closure = std::shared_ptr<void>(closure, destroy);
     cudaError_t err = launch_kernel(func, c, invoke, closure, false, file, line);
-    issued_closure.reset(); /* (a launch that ran now, or was refused, frees it) */
+    issued_closure = std::move(outer); /* (a launch that ran now, or was refused, frees it) */
     return err;
 }
 
-cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, const void *closure,
-                          bool cooperative, const char *file, int line)
+/* Fills @p l for a launch of @p func as @p c says (not yet run). */
+static void prepare_launch(launch_state &l, const void *func, const config &c, invoke_fn invoke,
+                           const void *closure, bool cooperative, const char *file, int line)
 {
-    read_settings();
-    install_signals();
-    if (active) {
-        /* A launch from device code: dynamic parallelism, not modelled yet. */
-        fault(cudaErrorLaunchFailure, file, line,
-              "a kernel launch from device code (dynamic parallelism): the emulation has none "
-              "yet: run this on a GPU");
-    }
-    cudaError_t sticky = sticky_error();
-    if (sticky != cudaSuccess) {
-        return sticky;
-    }
-    if (!stream_valid(c.stream)) {
-        set_last_error(cudaErrorInvalidResourceHandle);
-        return cudaErrorInvalidResourceHandle;
-    }
     kernel_info *k = find_kernel(func);
-    launch_state l;
     l.name = k ? k->name : "(a kernel the emulation did not register)";
     l.kernel_file = k ? k->file : "?";
     l.kernel_line = k ? k->line : 0;
@@ -1916,13 +1905,101 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, c
     l.escape_reason = ESCAPE_NONE;
     l.fault_address = NULL;
     l.fault_depth = 0;
+}
+
+/* The message of a configuration check_config() refused. */
+static void report_config(const launch_state &l, cudaError_t err)
+{
+    fprintf(stderr, "emulation: kernel %s: %s\n", describe_launch(&l).c_str(),
+            err == cudaErrorInvalidConfiguration
+                ? "invalid configuration (a block of 1 to 1024 threads, z at most 64; grid y "
+                  "and z at most 65535)"
+                : "more dynamic shared memory than a block may have");
+}
+
+/* Runs the grid of the prepared launch @p l (in every order in compare mode); a fault becomes
+ * the sticky error. */
+static cudaError_t run_launch(launch_state &l)
+{
+    unsigned long long blocks = (unsigned long long)l.grid.x * l.grid.y * l.grid.z;
+    active = &l;
+    if (settings.compare) {
+        run_in_every_order(l, blocks);
+    } else {
+        run_grid(l, blocks);
+    }
+    active = NULL;
+    current_thread = NULL;
+    if (l.error != cudaSuccess) {
+        set_sticky_error(l.error);
+    }
+    return l.error;
+}
+
+cudaError_t run_device_grid(const void *func, const config &c, invoke_fn invoke,
+                            const void *closure, const char *file, int line)
+{
+    launch_state l;
+    prepare_launch(l, func, c, invoke, closure, false, file, line);
+    return run_launch(l);
+}
+
+/* A launch from device code (dynamic parallelism, device_launch.cpp), made by the running
+ * thread: checked as a GPU checks it, then queued in the tree of grids; a launch that fails is
+ * the thread's error (cudaGetLastError() in device code), and nothing stops. */
+static cudaError_t launch_from_device(const void *func, const config &c, invoke_fn invoke,
+                                      const void *closure, bool cooperative, const char *file,
+                                      int line)
+{
+    preempt_guard guard;
+    fiber *f = running_fiber("a kernel launch", file, line);
+    if (cooperative) {
+        unsupported("cooperative launch from device code", file, line);
+    }
+    if (!issued_closure || issued_closure.get() != closure) {
+        unsupported("cudaLaunchKernel() in device code (launch with <<<...>>>)", file, line);
+    }
+    launch_state l;
+    prepare_launch(l, func, c, invoke, closure, false, file, line);
     cudaError_t err = check_config(l);
     if (err != cudaSuccess) {
-        fprintf(stderr, "emulation: kernel %s: %s\n", describe_launch(&l).c_str(),
-                err == cudaErrorInvalidConfiguration
-                    ? "invalid configuration (a block of 1 to 1024 threads, z at most 64; grid y "
-                      "and z at most 65535)"
-                    : "more dynamic shared memory than a block may have");
+        report_config(l, err);
+    } else {
+        const thread_state &t = f->ts;
+        unsigned long long block = t.block_idx.x + (unsigned long long)t.grid_dim.x *
+                                                       (t.block_idx.y + (unsigned long long)
+                                                                            t.grid_dim.y *
+                                                                            t.block_idx.z);
+        err = device_launch_enqueue(func, c, invoke, std::move(issued_closure), block, file,
+                                    line);
+    }
+    if (err != cudaSuccess) {
+        f->ts.last_error = err;
+    }
+    return err;
+}
+
+cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, const void *closure,
+                          bool cooperative, const char *file, int line)
+{
+    read_settings();
+    install_signals();
+    if (active) {
+        return launch_from_device(func, c, invoke, closure, cooperative, file, line);
+    }
+    cudaError_t sticky = sticky_error();
+    if (sticky != cudaSuccess) {
+        return sticky;
+    }
+    if (!stream_valid(c.stream)) {
+        set_last_error(cudaErrorInvalidResourceHandle);
+        return cudaErrorInvalidResourceHandle;
+    }
+    launch_state l;
+    prepare_launch(l, func, c, invoke, closure, cooperative, file, line);
+    cudaError_t err = check_config(l);
+    if (err != cudaSuccess) {
+        report_config(l, err);
         set_last_error(err);
         return err;
     }
@@ -1938,18 +2015,10 @@ cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, c
     if (sticky_error() != cudaSuccess) {
         return sticky_error(); /* work it came after faulted */
     }
-    active = &l;
-    if (settings.compare) {
-        run_in_every_order(l, blocks);
-    } else {
-        run_grid(l, blocks);
-    }
-    active = NULL;
-    current_thread = NULL;
-    if (l.error != cudaSuccess) {
-        set_sticky_error(l.error);
-    }
-    return l.error;
+    /* The grid, then every grid it launches from device code: the host's launch is complete
+     * when its whole tree is. */
+    tree_begin();
+    return tree_finish(run_launch(l));
 }
 
 } // namespace kit_emu

@@ -810,6 +810,232 @@ static int test_chain_blockidx_volatile(void)
     return run_chain(chain_blockidx_volatile_kernel);
 }
 
+/* ---- launches from device code (dynamic parallelism) ------------------------------------------
+ * The host's one wait covers every grid the tree launches; a launch's error is the launching
+ * thread's cudaGetLastError(). */
+
+__global__ void dp_square_kernel(unsigned long long *out, unsigned i)
+{
+    out[i] = (unsigned long long)i * i;
+}
+
+/* Thread t launches a child for index t into fire-and-forget: out[t] = t * t, out[64 + t] its
+ * launch's error. */
+__global__ void dp_fire_and_forget_kernel(unsigned long long *out)
+{
+    dp_square_kernel<<<1, 1, 0, cudaStreamFireAndForget>>>(out, threadIdx.x);
+    out[64 + threadIdx.x] = (unsigned long long)cudaGetLastError();
+}
+
+static int test_dp_fire_and_forget(void)
+{
+    cudaMemset(d_out, 0, sizeof h_out);
+    dp_fire_and_forget_kernel<<<1, 32>>>(d_out);
+    if (launch_error() != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, 96 * sizeof *h_out, cudaMemcpyDeviceToHost);
+    for (unsigned t = 0; t < 32; t++) {
+        if (h_out[t] != (unsigned long long)t * t || h_out[64 + t] != 0) {
+            printf("fire and forget: child %u wrote %llu (want %u), its launch gave error %llu\n",
+                   t, h_out[t], t * t, h_out[64 + t]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+__global__ void dp_write_kernel(unsigned long long *out, unsigned at, unsigned long long value)
+{
+    out[at] = value;
+}
+
+__global__ void dp_add_one_kernel(unsigned long long *out, unsigned to, unsigned from)
+{
+    out[to] = out[from] + 1u;
+}
+
+/* Two tail launches made first, a fire-and-forget child after them: the tails run after the
+ * child (the grid is complete only with its children), in the order they were made. */
+__global__ void dp_tail_kernel(unsigned long long *out)
+{
+    dp_add_one_kernel<<<1, 1, 0, cudaStreamTailLaunch>>>(out, 1, 0);
+    dp_add_one_kernel<<<1, 1, 0, cudaStreamTailLaunch>>>(out, 2, 1);
+    dp_write_kernel<<<1, 1, 0, cudaStreamFireAndForget>>>(out, 0, 41);
+}
+
+static int test_dp_tail(void)
+{
+    cudaMemset(d_out, 0, sizeof h_out);
+    dp_tail_kernel<<<1, 1>>>(d_out);
+    if (launch_error() != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, 3 * sizeof *h_out, cudaMemcpyDeviceToHost);
+    if (h_out[0] != 41 || h_out[1] != 42 || h_out[2] != 43) {
+        printf("tail launches: got %llu %llu %llu, want 41 42 43\n", h_out[0], h_out[1],
+               h_out[2]);
+        return 1;
+    }
+    return 0;
+}
+
+/* Thread 0 of each block launches two grids into the NULL stream: the block's stream runs them
+ * in order, so the second reads what the first wrote. */
+__global__ void dp_block_stream_kernel(unsigned long long *out)
+{
+    if (threadIdx.x == 0) {
+        dp_write_kernel<<<1, 1>>>(out, blockIdx.x, 5u + blockIdx.x);
+        dp_add_one_kernel<<<1, 1>>>(out, 8u + blockIdx.x, blockIdx.x);
+    }
+}
+
+static int test_dp_block_stream(void)
+{
+    cudaMemset(d_out, 0, sizeof h_out);
+    dp_block_stream_kernel<<<8, 32>>>(d_out);
+    if (launch_error() != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, 16 * sizeof *h_out, cudaMemcpyDeviceToHost);
+    for (unsigned b = 0; b < 8; b++) {
+        if (h_out[b] != 5u + b || h_out[8 + b] != 6u + b) {
+            printf("NULL stream of block %u: got %llu then %llu, want %u then %u\n", b, h_out[b],
+                   h_out[8 + b], 5u + b, 6u + b);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One thread launches 12 children with the pending-launch limit at 4: out[i] = 1 from child i,
+ * out[16 + i] launch i's error. In the emulation children start only after their parent ended,
+ * so exactly the first 4 launches succeed; on a GPU children may start sooner and free their
+ * places, so at least 4 do, and every other fails with cudaErrorLaunchPendingCountExceeded. */
+#define DP_LIMIT 4u
+#define DP_LAUNCHES 12u
+
+__global__ void dp_pending_kernel(unsigned long long *out)
+{
+    for (unsigned i = 0; i < DP_LAUNCHES; i++) {
+        dp_write_kernel<<<1, 1, 0, cudaStreamFireAndForget>>>(out, i, 1u);
+        out[16 + i] = (unsigned long long)cudaGetLastError();
+    }
+}
+
+static int test_dp_pending_limit(void)
+{
+    cudaMemset(d_out, 0, sizeof h_out);
+    if (cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, DP_LIMIT) != cudaSuccess) {
+        return 3;
+    }
+    dp_pending_kernel<<<1, 1>>>(d_out);
+    cudaError_t err = launch_error();
+    cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 2048);
+    if (err != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, 32 * sizeof *h_out, cudaMemcpyDeviceToHost);
+    unsigned launched = 0;
+    for (unsigned i = 0; i < DP_LAUNCHES; i++) {
+        int ok = h_out[16 + i] == cudaSuccess;
+        launched += ok;
+        if (ok != (h_out[i] == 1u) ||
+            (!ok && h_out[16 + i] != cudaErrorLaunchPendingCountExceeded)) {
+            printf("pending limit: launch %u gave error %llu and its child wrote %llu\n", i,
+                   h_out[16 + i], h_out[i]);
+            return 1;
+        }
+#ifndef __NVCC__
+        if (ok != (i < DP_LIMIT)) {
+            printf("pending limit %u: launch %u %s (the emulation starts no child before its "
+                   "parent ends: the first %u succeed, the others fail)\n",
+                   DP_LIMIT, i, ok ? "succeeded" : "failed", DP_LIMIT);
+            return 1;
+        }
+#endif
+    }
+    if (launched < DP_LIMIT) {
+        printf("pending limit %u: only %u launches succeeded\n", DP_LIMIT, launched);
+        return 1;
+    }
+    return 0;
+}
+
+/* A chain of grids, each launching the next: out[d] = 1 at depth d, out[32 + d] the error of its
+ * launch of depth d + 1. The first launch that fails does so for the depth. */
+__global__ void dp_depth_kernel(unsigned long long *out, unsigned depth)
+{
+    out[depth] = 1u;
+    if (depth < 31) {
+        dp_depth_kernel<<<1, 1, 0, cudaStreamFireAndForget>>>(out, depth + 1);
+        out[32 + depth] = (unsigned long long)cudaGetLastError();
+    }
+}
+
+static int test_dp_depth(void)
+{
+    cudaMemset(d_out, 0, sizeof h_out);
+    dp_depth_kernel<<<1, 1>>>(d_out, 0);
+    if (launch_error() != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, 64 * sizeof *h_out, cudaMemcpyDeviceToHost);
+    unsigned deepest = 0;
+    while (deepest + 1 < 32 && h_out[deepest + 1] == 1u) {
+        deepest++;
+    }
+    if (deepest == 31 || h_out[32 + deepest] != cudaErrorLaunchMaxDepthExceeded) {
+        printf("depth: the deepest grid is at depth %u, its launch gave error %llu\n", deepest,
+               deepest < 31 ? h_out[32 + deepest] : 0ull);
+        return 1;
+    }
+#ifndef __NVCC__
+    if (deepest != 24) {
+        printf("depth: the deepest grid is at depth %u, want 24\n", deepest);
+        return 1;
+    }
+#endif
+    printf("depth: the deepest grid is at depth %u (the host's grid at 0)\n", deepest);
+    return 0;
+}
+
+/* A child that faults (a barrier half its threads never reach): the host's wait reports it. */
+__global__ void dp_divergent_child_kernel(void)
+{
+    if (threadIdx.x < 16) {
+        __syncthreads(); /* LINE:dp_child_fault */
+    }
+}
+
+__global__ void dp_child_fault_kernel(void)
+{
+    dp_divergent_child_kernel<<<1, 32, 0, cudaStreamFireAndForget>>>();
+}
+
+static int test_dp_child_fault(void)
+{
+    dp_child_fault_kernel<<<1, 1>>>();
+    return launch_error() != cudaSuccess ? 3 : 0;
+}
+
+/* cudaDeviceSynchronize() in device code: CUDA 12 removed it (nvcc refuses it with -rdc). */
+#ifndef __NVCC__
+__global__ void dp_device_sync_kernel(void)
+{
+    dp_square_kernel<<<1, 1, 0, cudaStreamFireAndForget>>>(NULL, 0);
+    cudaDeviceSynchronize();
+}
+#endif
+
+static int test_dp_device_sync(void)
+{
+#ifndef __NVCC__
+    dp_device_sync_kernel<<<1, 1>>>();
+#endif
+    return launch_error() != cudaSuccess ? 3 : 0;
+}
+
 /* ---- the cases ------------------------------------------------------------------------------- */
 
 struct test_case {
@@ -845,6 +1071,13 @@ static const struct test_case cases[] = {
      "deadlock|have not started|take a tile number from an atomic counter", "reverse"},
     {"chain_blockidx_volatile", test_chain_blockidx_volatile,
      "KIT_EMU_TIMEOUT|preempted it again and again|have not started", "reverse"},
+    {"dp_fire_and_forget", test_dp_fire_and_forget, NULL, NULL},
+    {"dp_tail", test_dp_tail, NULL, NULL},
+    {"dp_block_stream", test_dp_block_stream, NULL, NULL},
+    {"dp_pending_limit", test_dp_pending_limit, NULL, NULL},
+    {"dp_depth", test_dp_depth, NULL, NULL},
+    {"dp_child_fault", test_dp_child_fault, "dp_divergent_child_kernel|__syncthreads", "all"},
+    {"dp_device_sync", test_dp_device_sync, "CUDA 12 removed it", "all"},
 };
 
 int main(int argc, char **argv)

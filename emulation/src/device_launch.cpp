@@ -1,0 +1,242 @@
+/*
+ * Dynamic parallelism in the emulation: the grids that kernels launch from device code, and
+ * when each runs (emulation/README.md, "Launches from device code").
+ *
+ * A launch from the host starts a tree: its grid is the root, and every grid a kernel of the
+ * tree launches is a node below the grid that launched it. As on a GPU since CUDA 12 (CDP2),
+ * nothing in device code waits for a child, and the host's launch is complete only when the
+ * whole tree is. The rules a GPU keeps, kept here:
+ *
+ * - cudaStreamFireAndForget: the child may run as soon as it is launched;
+ * - cudaStreamTailLaunch: the child runs after its parent grid is complete (its own threads
+ *   and every grid it launched into the other streams), the tail launches of one grid one
+ *   after the other, in the order they were made;
+ * - the NULL stream: one stream per block of the parent, in order: a launch starts after the
+ *   block's previous one into it is complete;
+ * - at most cudaLimitDevRuntimePendingLaunchCount launches (cudaDeviceSetLimit; 2048 by default)
+ *   may be pending, launched and not yet started: the launch past it fails with
+ *   cudaErrorLaunchPendingCountExceeded, which the launching thread's cudaGetLastError() gives;
+ * - a tree is at most 24 grids deep (cudaErrorLaunchMaxDepthExceeded past it).
+ *
+ * The grids of the emulation run one at a time, so a child runs once the grid that launched it
+ * has ended (a GPU may start it sooner: code that needs it to, a parent that spins on what its
+ * child writes, is a deadlock here, reported as one). Among the launches that may run, the
+ * thread order picks: forward the oldest first (level by level), reverse the newest first (depth
+ * first), random any. A fault in any grid ends the tree: the rest is dropped, and the error is
+ * the host's, sticky, as a GPU's fault is.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace kit_emu
+{
+
+/* The deepest a tree may be: the root grid is at depth 0, as CUDA counts its nesting depth. */
+static const unsigned MAX_DEPTH = 24;
+
+enum launch_kind { ROOT, FIRE_AND_FORGET, TAIL, BLOCK_STREAM };
+
+/* One grid of the tree. */
+struct grid_node {
+    /* What runs: as launch_kernel() was given it, the arguments (closure) owned. */
+    const void *func;
+    config cfg;
+    invoke_fn invoke;
+    std::shared_ptr<void> closure;
+    const char *file;
+    int line;
+    grid_node *parent;
+    launch_kind kind;
+    unsigned depth;
+    bool ran;                /* its own threads have all ended */
+    bool complete;           /* and so have all its descendants */
+    unsigned open_children;  /* children into fire-and-forget or the NULL stream, not complete */
+    std::vector<grid_node *> tails; /* its tail launches, in launch order */
+    size_t tails_done;
+    bool tail_started;
+    /* Launches into the NULL stream that wait for this one (the same block's next ones). */
+    std::vector<grid_node *> followers;
+    /* Per block of this grid (linear index): its last launch into the NULL stream. */
+    std::unordered_map<unsigned long long, grid_node *> block_stream_last;
+
+    grid_node(const void *f, const config &c, invoke_fn inv, std::shared_ptr<void> cl,
+              const char *fl, int ln, grid_node *p, launch_kind k)
+        : func(f), cfg(c), invoke(inv), closure(std::move(cl)), file(fl), line(ln), parent(p),
+          kind(k), depth(p ? p->depth + 1 : 0), ran(false), complete(false), open_children(0),
+          tails_done(0), tail_started(false)
+    {
+    }
+};
+
+static struct {
+    std::vector<std::unique_ptr<grid_node>> nodes; /* every grid of the tree, the root first */
+    std::deque<grid_node *> ready;                 /* launched, may start, not started */
+    grid_node *running;                            /* the grid whose threads run now */
+    size_t pending;                                /* launched and not started */
+} tree = {{}, {}, NULL, 0};
+
+void tree_begin()
+{
+    tree.nodes.clear();
+    tree.ready.clear();
+    tree.pending = 0;
+    tree.nodes.emplace_back(new grid_node(NULL, config(dim3(1), dim3(1)), NULL, NULL, "", 0,
+                                          NULL, ROOT));
+    tree.running = tree.nodes.front().get();
+}
+
+static void settle(grid_node *n);
+
+/* @p n is complete: the launches that waited for it may start, and its parent hears of it. */
+static void completed(grid_node *n)
+{
+    n->complete = true;
+    for (grid_node *f : n->followers) {
+        tree.ready.push_back(f);
+    }
+    grid_node *p = n->parent;
+    if (!p) {
+        return;
+    }
+    if (n->kind == TAIL) {
+        p->tails_done++;
+        p->tail_started = false;
+    } else {
+        p->open_children--;
+    }
+    settle(p);
+}
+
+/* What @p n waits for now: its children, then its tail launches one by one, then nothing. */
+static void settle(grid_node *n)
+{
+    if (!n->ran || n->complete || n->open_children > 0) {
+        return;
+    }
+    if (n->tails_done < n->tails.size()) {
+        if (!n->tail_started) {
+            n->tail_started = true;
+            tree.ready.push_back(n->tails[n->tails_done]);
+        }
+        return;
+    }
+    completed(n);
+}
+
+cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn invoke,
+                                  std::shared_ptr<void> closure, unsigned long long block,
+                                  const char *file, int line)
+{
+    grid_node *parent = tree.running;
+    launch_kind kind;
+    if (c.stream == cudaStreamFireAndForget) {
+        kind = FIRE_AND_FORGET;
+    } else if (c.stream == cudaStreamTailLaunch) {
+        kind = TAIL;
+    } else if (c.stream == NULL) {
+        kind = BLOCK_STREAM;
+    } else {
+        fprintf(stderr,
+                "emulation: %s:%d: a launch from device code into a stream the host made (or "
+                "an unknown one): device code launches into cudaStreamFireAndForget, "
+                "cudaStreamTailLaunch or the NULL stream\n",
+                file, line);
+        return cudaErrorInvalidResourceHandle;
+    }
+    if (parent->depth + 1 > MAX_DEPTH) {
+        return cudaErrorLaunchMaxDepthExceeded;
+    }
+    if (tree.pending >= device_limit(cudaLimitDevRuntimePendingLaunchCount)) {
+        return cudaErrorLaunchPendingCountExceeded;
+    }
+    tree.nodes.emplace_back(
+        new grid_node(func, c, invoke, std::move(closure), file, line, parent, kind));
+    grid_node *n = tree.nodes.back().get();
+    tree.pending++;
+    if (kind == TAIL) {
+        parent->tails.push_back(n);
+        return cudaSuccess;
+    }
+    parent->open_children++;
+    if (kind == BLOCK_STREAM) {
+        grid_node *&last = parent->block_stream_last[block];
+        grid_node *before = last;
+        last = n;
+        if (before && !before->complete) {
+            before->followers.push_back(n);
+            return cudaSuccess;
+        }
+    }
+    tree.ready.push_back(n);
+    return cudaSuccess;
+}
+
+void tree_discard_launches()
+{
+    grid_node *p = tree.running;
+    auto launched_by_p = [p](const grid_node *n) { return n->parent == p; };
+    tree.ready.erase(std::remove_if(tree.ready.begin(), tree.ready.end(), launched_by_p),
+                     tree.ready.end());
+    size_t before = tree.nodes.size();
+    tree.nodes.erase(std::remove_if(tree.nodes.begin(), tree.nodes.end(),
+                                    [p](const std::unique_ptr<grid_node> &n) {
+                                        return n->parent == p;
+                                    }),
+                     tree.nodes.end());
+    tree.pending -= before - tree.nodes.size();
+    p->open_children = 0;
+    p->tails.clear();
+    p->block_stream_last.clear();
+}
+
+/* The next grid to start, as the thread order picks it. */
+static grid_node *take_ready(unsigned long long &random_state)
+{
+    grid_node *n;
+    if (settings.order == ORDER_REVERSE) {
+        n = tree.ready.back();
+        tree.ready.pop_back();
+    } else if (settings.order == ORDER_RANDOM) {
+        random_state = random_state * 6364136223846793005ull + 1442695040888963407ull;
+        size_t at = (size_t)(random_state >> 33) % tree.ready.size();
+        n = tree.ready[at];
+        tree.ready[at] = tree.ready.back();
+        tree.ready.pop_back();
+    } else {
+        n = tree.ready.front();
+        tree.ready.pop_front();
+    }
+    return n;
+}
+
+cudaError_t tree_finish(cudaError_t root_error)
+{
+    grid_node *root = tree.nodes.front().get();
+    root->ran = true;
+    settle(root);
+    cudaError_t err = root_error;
+    unsigned long long random_state = settings.seed;
+    while (err == cudaSuccess && !tree.ready.empty()) {
+        grid_node *n = take_ready(random_state);
+        tree.pending--;
+        tree.running = n;
+        err = run_device_grid(n->func, n->cfg, n->invoke, n->closure.get(), n->file, n->line);
+        n->ran = true;
+        settle(n);
+    }
+    /* A fault dropped what was left; a tree with no fault ends with every grid complete. */
+    tree.nodes.clear();
+    tree.ready.clear();
+    tree.pending = 0;
+    tree.running = NULL;
+    return err;
+}
+
+} // namespace kit_emu
