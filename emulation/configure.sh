@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 missing=()
-command -v "$cxx" >/dev/null || missing+=(g++)
+command -v "${cxx%% *}" >/dev/null || missing+=(g++) # (its first word: CXX may hold flags)
 { echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 &&
     [ -f "$($cc -print-file-name=libcunit.a)" ]; } || missing+=(libcunit1-dev)
 "$python" "$here/cu2cpp.py" --check 2>/dev/null || missing+=(python3-clang-15 libclang1-15)

@@ -111,7 +111,9 @@ int resident_blocks(unsigned threads, size_t dynamic_shared)
 static void properties(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "kit emulation on the CPU (%s order, no GPU)", order_name());
+    const char *order = order_name(); /* (reads the settings, once) */
+    snprintf(p->name, sizeof p->name, "kit emulation on the CPU (%s order, no GPU)",
+             settings.compare ? "compare: each launch in every" : order);
     p->totalGlobalMem = GLOBAL_MEMORY;
     p->sharedMemPerBlock = SHARED_STATIC;
     p->regsPerBlock = 65536;

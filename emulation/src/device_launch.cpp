@@ -15,8 +15,9 @@
  *   block's previous one into it is complete;
  * - at most cudaLimitDevRuntimePendingLaunchCount launches (cudaDeviceSetLimit; 2048 by default)
  *   may be pending, launched and not yet started: the launch past it fails with
- *   cudaErrorLaunchPendingCountExceeded, which the launching thread's cudaGetLastError() gives;
- * - a tree is at most 24 grids deep (cudaErrorLaunchMaxDepthExceeded past it).
+ *   cudaErrorLaunchPendingCountExceeded, which the launching thread's cudaGetLastError() gives.
+ * No depth is refused: the nesting depth of 24 the programming guide names did not bind on an
+ * H100 with CUDA 13, which ran a chain of 32 fire-and-forget grids (the device test dp_depth).
  *
  * The grids of the emulation run one at a time, so a child runs once the grid that launched it
  * has ended (a GPU may start it sooner: code that needs it to, a parent that spins on what its
@@ -38,9 +39,6 @@
 namespace kit_emu
 {
 
-/* The deepest a tree may be: the root grid is at depth 0, as CUDA counts its nesting depth. */
-static const unsigned MAX_DEPTH = 24;
-
 enum launch_kind { ROOT, FIRE_AND_FORGET, TAIL, BLOCK_STREAM };
 
 /* One grid of the tree. */
@@ -54,7 +52,6 @@ struct grid_node {
     int line;
     grid_node *parent;
     launch_kind kind;
-    unsigned depth;
     bool ran;                /* its own threads have all ended */
     bool complete;           /* and so have all its descendants */
     unsigned open_children;  /* children into fire-and-forget or the NULL stream, not complete */
@@ -69,7 +66,7 @@ struct grid_node {
     grid_node(const void *f, const config &c, invoke_fn inv, std::shared_ptr<void> cl,
               const char *fl, int ln, grid_node *p, launch_kind k)
         : func(f), cfg(c), invoke(inv), closure(std::move(cl)), file(fl), line(ln), parent(p),
-          kind(k), depth(p ? p->depth + 1 : 0), ran(false), complete(false), open_children(0),
+          kind(k), ran(false), complete(false), open_children(0),
           tails_done(0), tail_started(false)
     {
     }
@@ -149,9 +146,6 @@ cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn i
                 "cudaStreamTailLaunch or the NULL stream\n",
                 file, line);
         return cudaErrorInvalidResourceHandle;
-    }
-    if (parent->depth + 1 > MAX_DEPTH) {
-        return cudaErrorLaunchMaxDepthExceeded;
     }
     if (tree.pending >= device_limit(cudaLimitDevRuntimePendingLaunchCount)) {
         return cudaErrorLaunchPendingCountExceeded;

@@ -1129,6 +1129,17 @@ static void set_tick(long us)
 /* A tick before the deadline: preempts the running thread if it has run a whole tick and may be
  * switched out where it is. Runs on the thread's own stack (SIGALRM has no alternate stack), so
  * that its frame, with the registers the kernel saved, waits there until the thread runs again. */
+/* Whether the signal that brought @p context interrupted fiber @p f where it may be switched
+ * out or escaped from: on its own stack, in the program's own code, outside the emulation's
+ * (no_preempt; a switch half done, which AddressSanitizer must see finished). */
+static bool safe_to_interrupt(const fiber *f, void *context, interrupted *at)
+{
+    return !f->ts.no_preempt && interrupted_at(context, at) &&
+           at->sp >= (uintptr_t)f->ctx.stack.base &&
+           at->sp < (uintptr_t)f->ctx.stack.base + f->ctx.stack.size &&
+           at->pc >= program_text_start && at->pc < program_text_end;
+}
+
 static void preempt(void *context)
 {
     launch_state *l = active;
@@ -1141,9 +1152,7 @@ static void preempt(void *context)
         return;
     }
     interrupted at;
-    if (f->ts.no_preempt || !interrupted_at(context, &at) || at.sp < (uintptr_t)f->ctx.stack.base ||
-        at.sp >= (uintptr_t)f->ctx.stack.base + f->ctx.stack.size || at.pc < program_text_start ||
-        at.pc >= program_text_end) {
+    if (!safe_to_interrupt(f, context, &at)) {
         return;
     }
     f->preempt_depth = walk_frames(f, at, f->preempt_pcs, 8);
@@ -1169,6 +1178,11 @@ static void on_signal(int sig, siginfo_t *info, void *context)
         if (clock64_now() < watchdog_deadline) {
             preempt(context);
             return;
+        }
+        interrupted at;
+        if (KIT_EMU_CAN_PREEMPT && active && active->running && active->escape_armed &&
+            !safe_to_interrupt(active->running, context, &at)) {
+            return; /* in the C library or the emulation's own code: at a later tick */
         }
         watchdog_deadline = 0;
         if (!(active && active->running && active->escape_armed)) {

@@ -962,8 +962,9 @@ static int test_dp_pending_limit(void)
     return 0;
 }
 
-/* A chain of grids, each launching the next: out[d] = 1 at depth d, out[32 + d] the error of its
- * launch of depth d + 1. The first launch that fails does so for the depth. */
+/* A chain of 32 grids, each launching the next: out[d] = 1 at depth d, out[32 + d] the error of
+ * its launch of depth d + 1. Every launch succeeds: an H100 with CUDA 13 ran it, past the
+ * nesting depth of 24 the programming guide names. */
 __global__ void dp_depth_kernel(unsigned long long *out, unsigned depth)
 {
     out[depth] = 1u;
@@ -981,22 +982,13 @@ static int test_dp_depth(void)
         return 3;
     }
     cudaMemcpy(h_out, d_out, 64 * sizeof *h_out, cudaMemcpyDeviceToHost);
-    unsigned deepest = 0;
-    while (deepest + 1 < 32 && h_out[deepest + 1] == 1u) {
-        deepest++;
+    for (unsigned d = 0; d < 32; d++) {
+        if (h_out[d] != 1u || (d < 31 && h_out[32 + d] != cudaSuccess)) {
+            printf("depth: the grid at depth %u %s, its launch of the next gave error %llu\n", d,
+                   h_out[d] == 1u ? "ran" : "did not run", d < 31 ? h_out[32 + d] : 0ull);
+            return 1;
+        }
     }
-    if (deepest == 31 || h_out[32 + deepest] != cudaErrorLaunchMaxDepthExceeded) {
-        printf("depth: the deepest grid is at depth %u, its launch gave error %llu\n", deepest,
-               deepest < 31 ? h_out[32 + deepest] : 0ull);
-        return 1;
-    }
-#ifndef __NVCC__
-    if (deepest != 24) {
-        printf("depth: the deepest grid is at depth %u, want 24\n", deepest);
-        return 1;
-    }
-#endif
-    printf("depth: the deepest grid is at depth %u (the host's grid at 0)\n", deepest);
     return 0;
 }
 

@@ -165,9 +165,10 @@ __device__ void onesweep_count_warp(const unsigned int *keys, unsigned int valid
  * value to its peers (__shfl_sync); each lane's place is that value plus its peers in lower lanes.
  * `places[k]` gets it. A key whose bit k of @p valid is 0 (past the end of the array: only in the
  * last tile) takes no place and is nobody's peer (a ballot of the valid bits, when not every key of
- * the warp is valid); it still takes part in every ballot and shuffle, and its own peers may be
- * none (leader -1: __shfl_sync takes the source lane modulo 32; its place is not used). Every lane
- * of the warp must call it.
+ * the warp is valid: decide that once for the whole warp, with __all_sync, so that every lane
+ * takes the ballot or none does); it still takes part in every ballot and shuffle, and its own
+ * peers may be none (leader -1: __shfl_sync takes the source lane modulo 32; its place is not
+ * used). Every lane of the warp must call it.
  */
 __device__ void onesweep_place_warp(const unsigned int *keys, unsigned int valid,
                                     unsigned int shift, unsigned int *places,
