@@ -21,6 +21,9 @@ For each lab, with no GPU and no CUDA Toolkit:
      lab's other file is the solution's;
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
 of the lab's emulated suite in every order.
+Everything is built first, by one make; then the labs (and the device tests) are checked side
+by side, as many at once as the machine has cores (KIT_EMU_JOBS sets it), each lab's lines
+printed together, in the labs' order; the benchmark runs last, alone.
 Exit status: 0 every check held, 1 one did not, 2 could not run.
 """
 import argparse
@@ -30,6 +33,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -38,6 +43,33 @@ FIXTURE_PATCH = os.path.join(ROOT, "grading", "tests", "fixture_patch.py")
 GRADER_FIXTURES = os.path.join(ROOT, "grading", "tests", "fixtures", "gpu")
 RUN = [sys.executable, os.path.join(HERE, "run_emulated.py")]
 ALL_ORDERS = "forward,reverse,random:1,compare"
+
+
+class ThreadOutput:
+    """sys.stdout while labs are checked side by side: what a thread that has a buffer prints
+    goes to its buffer, printed whole when its lab is done."""
+
+    def __init__(self, real):
+        self.real = real
+        self.local = threading.local()
+
+    def capture(self):
+        self.local.buffer = []
+
+    def release(self):
+        text, self.local.buffer = "".join(self.local.buffer), None
+        return text
+
+    def write(self, text):
+        buffer = getattr(self.local, "buffer", None)
+        if buffer is None:
+            self.real.write(text)
+        else:
+            buffer.append(text)
+
+    def flush(self):
+        if getattr(self.local, "buffer", None) is None:
+            self.real.flush()
 
 
 class Checks:
@@ -57,12 +89,13 @@ def lab_parts(lab):
     return name, "test_" + lab.replace("-", "_")
 
 
-def make(build, targets):
-    """Builds emulation targets with the kit's make (no nvcc on the way)."""
+def make(build, targets, quiet=False):
+    """Builds emulation targets with the kit's make (no nvcc on the way). quiet: its errors are
+    not printed (the checks that make those targets again say which one failed)."""
     out = subprocess.run(["make", "--no-print-directory", "BUILD=" + build] + targets,
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
-    if out.returncode != 0:
+    if out.returncode != 0 and not quiet:
         print(out.stdout[-3000:])
     return out.returncode == 0
 
@@ -108,14 +141,14 @@ DEVICE_TESTS_SOURCE = os.path.join(HERE, "tests", "device_tests.cu")
 DEVICE_ORDERS = ["forward", "reverse", "random:1", "compare"]
 
 
-def check_device_tests(checks, build):
+def check_device_tests(checks, build, built):
     """emulation/tests/device_tests.cu: every case in every order. A case that checks results
     must exit 0 in every order; one the emulation must report must exit 3 (a launch failed)
     with every phrase of its report, and the line of its marker, on stderr: in every order, or
     (a case whose report depends on the order) in the order named, while forward passes."""
     binary = os.path.join(build, "emulate", "tests", "device_tests")
     if not checks.check("the device tests build with the host compiler alone",
-                        make(build, [binary])):
+                        built):
         return
     listed = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, universal_newlines=True)
     markers = {}
@@ -287,6 +320,55 @@ def check_fixture(checks, build, lab, fixture, spec, source):
                         "; ".join(problems) + "\n" + output)
 
 
+def plan_lab(checks, build, lab, sanitize, have_fixtures):
+    """A lab's planted faults (their sources written) and every emulated binary it needs."""
+    _, test = lab_parts(lab)
+    fixtures = {}
+    for fixture in sorted(os.listdir(FIXTURES)) if have_fixtures else []:
+        spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
+        if spec.get("lab", "01-oddeven") != lab:  # the grader's fixtures are Lab 01's
+            continue
+        if spec.get("needs") and spec["needs"] != sanitize:
+            print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
+            continue
+        orig = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab)
+        source = fixture_source(fixture, spec, lab, orig)
+        if not source:
+            checks.check("%s %s: fixture written" % (lab, fixture), False)
+            continue
+        fixtures[fixture] = (spec, source)
+    targets = [os.path.join(build, "emulate", v, test) for v in ("solution", "skeleton")]
+    targets += [os.path.join(build, "emulate", "fixture-" + f, test) for f in fixtures]
+    return lab, fixtures, targets
+
+
+def check_lab(checks, build, plan, built, have_fixtures):
+    """A lab's checks: it built (@p built), no CUDA Toolkit, the solution, the skeleton, each
+    planted fault; then the time of the solution's suite in every order."""
+    lab, fixtures, _ = plan
+    if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
+                        "host compiler alone" % (lab, len(fixtures)), built):
+        return
+    check_no_toolkit(checks, build)
+    solution = check_solution(checks, build, lab)
+    check_skeleton(checks, build, lab)
+    for fixture, (spec, source) in fixtures.items():
+        check_fixture(checks, build, lab, fixture, spec, source)
+    if not have_fixtures:
+        print("note: no grading/tests/fixture_patch.py here: planted faults not checked")
+
+    print("\n%s, emulated suite of the solution, seconds per thread order:" % lab)
+    orders = solution.get("orders", [])
+    print("  %-44s %s" % ("test", " ".join("%9s" % o for o in orders)))
+    totals = [0.0] * len(orders)
+    for r in solution.get("results", []):
+        times = [r["orders"][o]["seconds"] for o in orders]
+        totals = [a + b for a, b in zip(totals, times)]
+        print("  %-44s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
+    print("  %-44s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
+                                                sum(totals)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labs", nargs="+")
@@ -308,47 +390,35 @@ def main():
         print("check-emulate: no solutions/ here (a student package): nothing to check")
         return 0
     have_fixtures = os.path.exists(FIXTURE_PATCH)
-    for lab in args.labs:
-        name, test = lab_parts(lab)
-        fixtures = {}
-        for fixture in sorted(os.listdir(FIXTURES)) if have_fixtures else []:
-            spec = json.load(open(os.path.join(FIXTURES, fixture, "expect.json")))
-            if spec.get("lab", "01-oddeven") != lab:  # the grader's fixtures are Lab 01's
-                continue
-            if spec.get("needs") and spec["needs"] != args.sanitize:
-                print("skip %s %s: needs EMU_SANITIZE=%s" % (lab, fixture, spec["needs"]))
-                continue
-            orig = os.path.join(build, "emulate", "fixture-" + fixture, "orig", lab)
-            source = fixture_source(fixture, spec, lab, orig)
-            if not source:
-                checks.check("%s %s: fixture written" % (lab, fixture), False)
-                continue
-            fixtures[fixture] = (spec, source)
-        targets = [os.path.join(build, "emulate", v, test) for v in ("solution", "skeleton")]
-        targets += [os.path.join(build, "emulate", "fixture-" + f, test) for f in fixtures]
-        if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
-                            "host compiler alone" % (lab, len(fixtures)), make(build, targets)):
-            continue
-        check_no_toolkit(checks, build)
-        solution = check_solution(checks, build, lab)
-        check_skeleton(checks, build, lab)
-        for fixture, (spec, source) in fixtures.items():
-            check_fixture(checks, build, lab, fixture, spec, source)
-        if not have_fixtures:
-            print("note: no grading/tests/fixture_patch.py here: planted faults not checked")
+    plans = [plan_lab(checks, build, lab, args.sanitize, have_fixtures) for lab in args.labs]
+    jobs = int(os.environ.get("KIT_EMU_JOBS") or os.cpu_count() or 1)
+    # One make builds everything (makes side by side would race on the objects they share).
+    device_tests = os.path.join(build, "emulate", "tests", "device_tests")
+    if make(build, ["-j%d" % jobs, device_tests] + [t for plan in plans for t in plan[2]],
+            quiet=True):
+        built = {plan[0]: True for plan in plans}
+        built["device tests"] = True
+    else:  # each again, alone, to say which failed and why
+        built = {plan[0]: make(build, plan[2]) for plan in plans}
+        built["device tests"] = make(build, [device_tests])
 
-        print("\n%s, emulated suite of the solution, seconds per thread order:" % lab)
-        orders = solution.get("orders", [])
-        print("  %-44s %s" % ("test", " ".join("%9s" % o for o in orders)))
-        totals = [0.0] * len(orders)
-        for r in solution.get("results", []):
-            times = [r["orders"][o]["seconds"] for o in orders]
-            totals = [a + b for a, b in zip(totals, times)]
-            print("  %-44s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
-        print("  %-44s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
-                                                    sum(totals)))
+    output = ThreadOutput(sys.stdout)
+    sys.stdout = output
 
-    check_device_tests(checks, build)
+    def checked(task, *task_args):
+        output.capture()
+        task(*task_args)
+        return output.release()
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = [pool.submit(checked, check_lab, checks, build, plan, built[plan[0]],
+                            have_fixtures) for plan in plans]
+        done.append(pool.submit(checked, check_device_tests, checks, build,
+                                built["device tests"]))
+        for future in done:
+            output.real.write(future.result())
+            output.real.flush()
+    sys.stdout = output.real
 
     if make(build, [os.path.join(build, "emulate", "bench", "emu_bench")]):
         bench = subprocess.run([os.path.join(build, "emulate", "bench", "emu_bench")], cwd=ROOT,
