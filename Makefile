@@ -73,7 +73,7 @@ LDLIBS := -lm
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-grader check-slurm check-handout check-gradescope skeletons \
         gpu-check bench-report handout gradescope docs-images docs-performance emulate \
-        check-emulate bench-emulate FORCE
+        emulate-parts check-emulate bench-emulate FORCE
 .DEFAULT_GOAL := all
 
 # Grouped by who runs a target. The student package (no solutions/) lists the students' only.
@@ -118,8 +118,9 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-lab-suites every lab's suites: solutions pass, skeletons fail (GPU suites on a GPU)"
 	@echo "  make docs-images      just the handouts' diagrams; make docs-performance just the Performance page"
 	@echo "  make check-emulate    the CPU emulation's acceptance: solutions pass in every thread order,"
-	@echo "                        skeletons fail cleanly, planted faults are reported (labs it runs so far)"
+	@echo "                        skeletons fail cleanly, planted faults are reported (every lab)"
 	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
+	@echo "  make emulate-parts    the emulation's prebuilt parts the grader links a file with (no GPU)"
 endif
 
 include common/common.mk

@@ -11,7 +11,10 @@ For each lab, with no GPU and no CUDA Toolkit:
   3. the emulation's own device tests (emulation/tests/device_tests.cu): each warp-level function
      computes what CUDA defines in every thread order, what a GPU leaves undefined or hangs on
      is reported with its line, and blocks that wait for each other (look-backs) complete;
-  4. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
+  4. the grader without a GPU (grading/kitgrader/emulated.py) runs Lab 01's [emulate] tests in
+     its sandbox after the intake checks and shows them per TODO: every one passed for the
+     solution, none for the skeleton (on a machine with a GPU the grader grades instead: skipped);
+  5. each planted fault of emulation/fixtures/ (written as the grader's GPU fixtures are, with
      grading/tests/fixture_patch.py; some are the grader's own) is reported as its expect.json
      says: which tests fail, how (fail, crash), and what the report names (the kernel, the line);
      the controls pass ("order_status" names what a test must do in one order: a race between
@@ -369,6 +372,34 @@ def check_lab(checks, build, plan, built, have_fixtures):
                                                 sum(totals)))
 
 
+GRADER = os.path.join(ROOT, "grading", "grade")
+
+
+def check_grader_without_gpu(checks, build):
+    """The grader on a machine with no GPU: Lab 01's solution and skeleton, their emulated
+    results in its table, exit 3 (nothing graded)."""
+    probe = os.path.join(build, "tools", "gpu_probe")
+    verdict = os.path.join(build, "grading", "verdict_01_oddeven")
+    if not (os.access(probe, os.X_OK) and os.path.exists(verdict)):
+        print("skip the grader without a GPU: the grader is not built here (make all)")
+        return
+    found = subprocess.run([probe], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if found.returncode == 0:
+        print("skip the grader without a GPU: this machine has one (the grader grades)")
+        return
+    for folder, want in (("solutions", "emulated: 1/1 passed"), ("labs", "emulated: 0/1 passed")):
+        with tempfile.TemporaryDirectory() as out:
+            proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab", "01",
+                                   "--out", out, folder], cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, universal_newlines=True)
+        rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
+        checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in its "
+                     "table (%s), exit 3" % ("solution" if folder == "solutions" else "skeleton",
+                                             want),
+                     proc.returncode == 3 and len(rows) == 4 and all(want in r for r in rows),
+                     proc.stdout[-2000:])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labs", nargs="+")
@@ -394,8 +425,9 @@ def main():
     jobs = int(os.environ.get("KIT_EMU_JOBS") or os.cpu_count() or 1)
     # One make builds everything (makes side by side would race on the objects they share).
     device_tests = os.path.join(build, "emulate", "tests", "device_tests")
-    if make(build, ["-j%d" % jobs, device_tests] + [t for plan in plans for t in plan[2]],
-            quiet=True):
+    grader_env = os.path.join(build, "emulate", "grader.env")  # the grader's, without a GPU
+    if make(build, ["-j%d" % jobs, device_tests, grader_env] +
+            [t for plan in plans for t in plan[2]], quiet=True):
         built = {plan[0]: True for plan in plans}
         built["device tests"] = True
     else:  # each again, alone, to say which failed and why
@@ -415,6 +447,8 @@ def main():
                             have_fixtures) for plan in plans]
         done.append(pool.submit(checked, check_device_tests, checks, build,
                                 built["device tests"]))
+        if "01-oddeven" in args.labs:
+            done.append(pool.submit(checked, check_grader_without_gpu, checks, build))
         for future in done:
             output.real.write(future.result())
             output.real.flush()

@@ -142,6 +142,23 @@ check-emulate:
 	$(EMU_CONFIGURE)
 	@$(EMU_PYTHON) emulation/check_emulation.py --build $(BUILD) $(if $(filter command line,$(origin EMU_SANITIZE)),--sanitize "$(EMU_SANITIZE)") $(EMU_LABS)
 
+# The kit's own parts of the emulated test binaries, and what compiles and links a student's
+# file with them ($(EMU_BUILD)/grader.env): the grader builds them (trusted code, here), then
+# compiles, links and runs a submission's files in its sandbox when no GPU is there
+# (grading/kitgrader/emulated.py).
+emulate-parts:
+	@$(if $(EMU_LABS),,echo "emulate-parts: the emulation runs $(EMU_SUPPORTED), not $(LABS)"; exit 2)
+	$(EMU_CONFIGURE)
+	@$(MAKE) --no-print-directory $(EMU_BUILD)/grader.env $(EMU_KIT_LIB) $(EMU_RUNTIME_OBJ) \
+	    $(EMU_BUILD)/obj/tests/runner.o $(EMU_BUILD)/obj/tests/gpu_harness.o \
+	    $(foreach l,$(EMU_LABS),$(EMU_BUILD)/obj/tests/test_$(call lab_id,$(l)).o)
+
+$(EMU_BUILD)/grader.env: $(EMU_BUILD)/config.mk $(EMU_BUILD)/flags.stamp emulation/emulation.mk
+	@{ echo "EMU_CXX=$(EMU_CXX)"; echo "EMU_PYTHON=$(EMU_PYTHON)"; \
+	   echo "EMU_CUFLAGS=$(EMU_CUFLAGS)"; echo "EMU_SAN=$(EMU_SAN)"; \
+	   echo "EMU_LIBS=$(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm"; \
+	   echo "EMU_RUNTIME_OBJ=$(EMU_RUNTIME_OBJ)"; echo "EMU_KIT_LIB=$(EMU_KIT_LIB)"; } > $@
+
 bench-emulate:
 	$(EMU_CONFIGURE)
 	@$(MAKE) --no-print-directory $(EMU_BUILD)/bench/emu_bench

@@ -23,10 +23,12 @@ import time
 
 # Most lines of one failure to show (the rest is in the test's own run).
 SHOWN_LINES = 24
+# What every test binary runs under (--wrap): the grader's seccomp launcher, in its sandbox.
+WRAP = []
 
 
 def list_tests(binary):
-    out = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    out = subprocess.run(WRAP + [binary, "-l"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True, timeout=60)
     if out.returncode != 0:
         raise RuntimeError("%s -l failed (exit %d): %s" % (binary, out.returncode,
@@ -96,7 +98,8 @@ def interesting(stdout, stderr):
 def run_one(binary, test, order, timeout):
     start = time.monotonic()
     try:
-        p = subprocess.run([binary, "-t", test], env=environment(order), stdout=subprocess.PIPE,
+        p = subprocess.run(WRAP + [binary, "-t", test], env=environment(order),
+                           stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True, errors="replace",
                            timeout=timeout)
     except subprocess.TimeoutExpired as e:
@@ -129,7 +132,10 @@ def main():
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument("--tests", help="run these tests (SUITE/TEST,...), marked or not, "
                                         "instead of the [emulate] ones")
+    parser.add_argument("--wrap", help="run each test binary under this command (its words, "
+                                       "space-separated; the grader's seccomp launcher)")
     args = parser.parse_args()
+    WRAP.extend((args.wrap or "").split())
     orders = [o for o in args.orders.split(",") if o]
 
     started = time.monotonic()

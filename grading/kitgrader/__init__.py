@@ -13,6 +13,7 @@ One job per module:
     cpu        the CPU time a student's process may use (the sort must run on the GPU)
     sanitize   compute-sanitizer memcheck and racecheck, and reading their reports
     gpu        is a GPU here, is it free, which ones
+    emulated   no GPU: a lab's [emulate] tests on the CPU emulation, in the sandbox (no points)
     results    what grading finds, and the scores that follow from it
     grader     grading one submission, lab by lab
     report     the terminal table, results.json (Gradescope), the CSV gradebook

@@ -34,7 +34,7 @@ from pathlib import Path
 from . import GraderError, NoGpu
 import threading
 
-from . import build, cpu, forbidden, gpu, includes, sandbox, sanitize, speed
+from . import build, cpu, emulated, forbidden, gpu, includes, sandbox, sanitize, speed
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
 from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, NOT_CHECKED, REJECTED,
                       LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
@@ -57,6 +57,7 @@ class Options:
     sandbox: str = "auto"  # the isolation to use: sandbox.KINDS, or auto
     gpu_arch: str = None  # e.g. "sm_90": every GPU graded on is one; compile for it alone
     fail_closed: str = ""  # "a class run", "a Gradescope run": refuse weak isolation (sandbox.py)
+    emulate: bool = True  # no GPU: run the [emulate] tests on the CPU emulation (emulated.py)
 
 
 @dataclass
@@ -331,6 +332,7 @@ class SubmissionGrader:
                                              "calls allowed, linked)")
                         if state.result.speed:
                             state.result.speed.message = "not measured: no GPU here"
+                self._emulate(states, result)
                 raise no_gpu
             self._run_tests(states)
             for state in states:
@@ -350,6 +352,33 @@ class SubmissionGrader:
         return result
 
     # ---- one lab --------------------------------------------------------------------------------
+
+    def _emulate(self, states, result):
+        """No GPU: each lab that passed its intake runs its [emulate] tests on the CPU
+        emulation (emulated.py), shown per TODO, no points. Where the emulation cannot run (no
+        host compiler, no libclang, a kit without it), a note says why."""
+        labs = [s for s in states if s.executor and s.lab.id in emulated.supported(self.ctx.kit)]
+        if not labs or not self.ctx.options.emulate:
+            return
+        self.echo("no GPU: the [emulate] tests on the CPU emulation instead (no points)")
+        settings, why = emulated.prepare(self.ctx.kit, [s.lab for s in labs])
+        if settings is None:
+            result.notes.append(why)
+            return
+        for state in labs:
+            lab, work = state.lab, self.work / state.lab.id
+            files = {name: work / name for name in lab.student_files if (work / name).is_file()}
+            self.echo(f"{lab.id}: emulating {', '.join(files)}")
+            outcome = emulated.run_lab(self.ctx.kit, lab, self.isolation, settings, files,
+                                       work / "emulate", Path(state.result.logs))
+            if not outcome.ok:
+                result.notes.append(f"{lab.id}: emulation: {outcome.message}")
+                continue
+            for name, suite in state.result.suites.items():
+                passed, total, first = outcome.suites.get(name, (0, 0, ""))
+                if total:
+                    suite.emulated = (f"emulated: {passed}/{total} passed" if not first else
+                                      f"emulated: {passed}/{total} passed; {first}")
 
     def _start_lab(self, lab):
         """A lab's result table, and its student file compiled, checked and linked (or the

@@ -128,6 +128,10 @@ def lab_table(lab, verbose=False):
             lines.append(f"     [... the whole message is in {lab.logs}]")
         return lines
     lines.append(f"   {'part':<26} {'score':>7} {'max':>7} {'tests':>6}  first failure")
+    if any(suite.emulated for suite in lab.suites.values()):
+        lines.append("   (no GPU: each TODO's [emulate] tests ran on the CPU emulation instead, "
+                     "in 3 thread orders:")
+        lines.append("    feedback, no points: a GPU decides the grade)")
     for suite in lab.suites.values():
         label = suite.name + (" (bonus)" if suite.rule.bonus else "")
         if not suite.rule.in_rubric:
@@ -135,7 +139,7 @@ def lab_table(lab, verbose=False):
         max_text = ("+" + fmt(suite.rule.points)) if suite.rule.bonus else fmt(suite.max_points)
         tests = f"{suite.passed}/{len(suite.runs)}"
         lines.append(f"   {label:<26} {fmt(suite.points):>7} {max_text:>7} {tests:>6}  "
-                     f"{_short(suite.first_failure())}")
+                     f"{_short(suite.emulated or suite.first_failure())}")
         if verbose:
             for run in suite.runs:
                 mark = "PASS" if run.status == PASSED else run.status.upper()

@@ -32,6 +32,8 @@ class SuiteResult:
     name: str
     rule: object  # rubric.SuiteRule
     runs: list = field(default_factory=list)  # TestRun, in the order of -l
+    # Without a GPU, what its [emulate] tests did on the CPU emulation (emulated.py): no points.
+    emulated: str = ""
 
     @property
     def passed(self):

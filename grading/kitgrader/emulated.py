@@ -1,0 +1,185 @@
+"""Without a GPU: a lab's [emulate] tests on the kit's CPU emulation (emulation/), as feedback.
+
+A grade needs a GPU: on a machine without one the grader still scores nothing (exit 3). But
+after the intake checks (the file compiles with nvcc, includes and calls only what the lab
+allows, links), it runs what `make emulate` runs on the same files: each test marked
+[emulate], in the thread orders forward, reverse and random:1. The table shows, per TODO, how
+many of them passed, or the first that failed and why; no points, no speed.
+
+The kit's own parts (the emulation's runtime, the tests, common/) are built first by the kit's
+make (`make emulate-parts`, trusted code). What the student wrote is rewritten (cu2cpp.py),
+compiled, linked and run in the slot's sandbox, as the GPU path compiles and runs it: the kit
+is read-only there and only the parts a compile needs are seen (never solutions/ nor the
+emulation's planted faults, which hold lines of the solutions).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import sandbox
+from .run import run_limited
+
+ORDERS = "forward,reverse,random:1"
+BUILD_TIME_LIMIT_S = 300  # the rewrite, compile and link of one lab's files
+RUN_TIME_LIMIT_S = 900  # every emulated test of a lab, in every order (each has its own limit)
+LIMITS = sandbox.Limits(cpu_s=RUN_TIME_LIMIT_S, processes=64)
+INSIDE_KIT = "/kit"
+INSIDE_WORK = "/work"
+
+
+@dataclass
+class Outcome:
+    ok: bool  # the emulation ran (its tests may still fail)
+    message: str = ""  # why it did not run
+    suites: dict = field(default_factory=dict)  # suite -> (passed, total, first failure)
+
+
+def supported(kit):
+    """The labs the kit's emulation runs (emulation.mk's EMU_SUPPORTED), or none: also when the
+    labs are another kit's (the grader's own tests), whose tests the emulation has not built."""
+    mk = kit.root / "emulation" / "emulation.mk"
+    if not mk.is_file() or kit.labs_root != kit.root / "labs":
+        return set()
+    for line in mk.read_text().splitlines():
+        if line.startswith("EMU_SUPPORTED :="):
+            return set(line.split(":=", 1)[1].split())
+    return set()
+
+
+def prepare(kit, labs):
+    """Builds the kit's parts for `labs` (make emulate-parts); returns (settings, message):
+    grader.env's variables, or None and why the emulation cannot run here."""
+    command = ["make", "--no-print-directory", "-C", str(kit.root), f"BUILD={kit.build}",
+               f"LABS={' '.join(lab.id for lab in labs)}", "emulate-parts"]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=BUILD_TIME_LIMIT_S * 2)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return None, f"the emulation's parts did not build ({err})"
+    if done.returncode != 0:
+        last = [line for line in done.stdout.splitlines() if line.strip()][-3:]
+        return None, "the emulation cannot run here: " + " / ".join(last)
+    settings = {}
+    for line in (kit.build / "emulate" / "grader.env").read_text().splitlines():
+        name, _, value = line.partition("=")
+        settings[name] = value
+    return settings, ""
+
+
+class _Paths:
+    """What the sandbox sees of the kit (read-only: the emulation's headers and scripts,
+    common/, the lab's folder, the prebuilt objects) and of the work folder (writable), and
+    how their paths are named inside (the real ones where the sandbox kind has no binds)."""
+
+    def __init__(self, kit, lab, work, bwrapped):
+        self.kit, self.work, self.bwrapped = kit, work, bwrapped
+        parts = ["emulation/include", "emulation/cu2cpp.py", "emulation/run_emulated.py",
+                 "common", f"labs/{lab.id}"]
+        self.ro = [(str(kit.root / p), f"{INSIDE_KIT}/{p}") for p in parts]
+        self.ro += [(str(kit.build / "emulate" / p), self.built(kit.build / "emulate" / p))
+                    for p in ("obj", "lib")]
+        self.rw = [(str(work), INSIDE_WORK)]
+        self.cwd = INSIDE_KIT if bwrapped else str(kit.root)
+
+    def built(self, path):
+        """A file of the kit's build (absolute, or relative to the kit as make names it)."""
+        path = self.kit.root / path  # (an absolute path stays what it is)
+        if not self.bwrapped:
+            return str(path)
+        return f"{INSIDE_KIT}/build/{path.resolve().relative_to(self.kit.build)}"
+
+    def own(self, name):
+        """A file of the work folder."""
+        return f"{INSIDE_WORK}/{name}" if self.bwrapped else str(self.work / name)
+
+
+def run_lab(kit, lab, iso, settings, files, work, logs):
+    """Builds `files` (the lab's student file, and its bonus file when graded: {name: path})
+    with the kit's tests against the emulation, in the sandbox, and runs the [emulate] tests.
+    work: an empty folder of the slot's; logs: where emulate.log goes. settings: prepare()'s."""
+    main = lab.student_file
+    names = [main] + [name for name in files if name != main]
+    (work / "src").mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (work / name).write_bytes(Path(files[name]).read_bytes())
+    sandbox.prepare_writable(iso, work)
+    at = _Paths(kit, lab, work, iso.kind.startswith("bwrap"))
+    python = settings.get("EMU_PYTHON", "python3")
+    cxx = shlex.split(settings.get("EMU_CXX", "g++"))
+    log = []
+
+    def step(argv, time_limit, seccomp=None):
+        argv = [str(a) for a in argv]
+        boxed = sandbox.command(iso, argv, ro=at.ro, rw=at.rw, cwd=at.cwd, limits=LIMITS,
+                                env={"ASAN_OPTIONS": "detect_leaks=0"}, seccomp=seccomp)
+        result = run_limited(boxed, time_limit=time_limit)
+        log.append(f"$ {' '.join(argv)}\n{result.output}")
+        return result.exit_code == 0
+
+    def stopped(message):
+        (logs / "emulate.log").write_text("\n".join(log))
+        return Outcome(False, f"{message} (logs/{lab.id}/emulate.log)")
+
+    kit_file = f"{INSIDE_KIT}/emulation" if at.bwrapped else str(kit.root / "emulation")
+    for name in names:
+        rewrite = [python, f"{kit_file}/cu2cpp.py", "-o", at.own(f"src/{name}")]
+        if name != main:  # a bonus file is parsed with the student file first, as nvcc does
+            rewrite += ["--include", at.own(main)]
+        if not step(rewrite + ["-I", "common", "-I", f"labs/{lab.id}", at.own(name)],
+                    BUILD_TIME_LIMIT_S):
+            return stopped(f"the emulation's rewrite of {name} failed")
+    # One object from the files together, as the lab compiles them (the bonus file with the
+    # student file included first).
+    compile_argv = [*cxx, *shlex.split(settings["EMU_CUFLAGS"]), f"-Ilabs/{lab.id}", "-c"]
+    if len(names) > 1:
+        compile_argv += ["-include", at.own(f"src/{main}")]
+    if not step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")],
+                BUILD_TIME_LIMIT_S):
+        return stopped("your files compiled with nvcc but not with the host compiler for the "
+                       "emulation")
+    tests = kit.build / "emulate" / "obj" / "tests"
+    objects = [at.built(tests / o) for o in ("runner.o", "gpu_harness.o",
+                                              f"test_{lab.symbol_id}.o")]
+    objects += [at.own("lab.o"), at.built(settings["EMU_KIT_LIB"])]
+    objects += [at.built(o) for o in settings["EMU_RUNTIME_OBJ"].split()]
+    binary = at.own(f"test_{lab.symbol_id}")
+    if not step([*cxx, *shlex.split(settings.get("EMU_SAN", "")), "-o", binary, *objects,
+                 *shlex.split(settings["EMU_LIBS"])], BUILD_TIME_LIMIT_S):
+        return stopped("the emulated tests did not link with your files")
+    # run_emulated.py (the kit's) starts a process per test and order; each runs the student's
+    # code under the seccomp profile of every student process, through the sandbox's launcher.
+    launcher = sandbox.INSIDE_LAUNCHER if at.bwrapped else str(iso.sandbox_exec)
+    step([python, f"{kit_file}/run_emulated.py", "--orders", ORDERS, "--json",
+          at.own("emulated.json"), "--wrap", f"{launcher} --seccomp run --", binary],
+         RUN_TIME_LIMIT_S)
+    (logs / "emulate.log").write_text("\n".join(log))
+    try:
+        data = json.loads((work / "emulated.json").read_text())
+    except (OSError, ValueError):
+        return stopped("the emulated tests did not finish")
+    return Outcome(True, suites=summarize(data))
+
+
+def summarize(data):
+    """run_emulated.py's results by suite: (passed, total, the first failure's story)."""
+    suites = {}
+    for r in data.get("results", []):
+        suite, _, test = r["test"].partition("/")
+        passed, total, first = suites.get(suite, (0, 0, ""))
+        if r["passed"]:
+            passed += 1
+        elif not first:
+            bad = {o: v for o, v in r["orders"].items() if v["status"] != "pass"}
+            order, run = next(iter(bad.items()))
+            why = next((line.strip() for line in run["why"] if line.strip()), run["status"])
+            why = re.sub(r"^\S+:\d+: ", "", why)  # the test's file and line: in the log
+            where = "every order" if len(bad) == len(r["orders"]) else f"order {order}"
+            first = f"{test}: {run['status']} in {where}: {why}"
+        suites[suite] = (passed, total + 1, first)
+    return suites
