@@ -114,7 +114,7 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-grader     the grader's own tests on a fixture kit (no GPU)"
 	@echo "  make check-slurm      class grading through a one-node Slurm cluster (root; installs Slurm)"
 	@echo "  make check-handout    build and try the student package in a fresh folder"
-	@echo "  make check-gradescope build and try the Gradescope zip"
+	@echo "  make check-gradescope build and try the Gradescope zip, and its bridge over a local sshd"
 	@echo "  make check-lab-suites every lab's suites: solutions pass, skeletons fail (GPU suites on a GPU)"
 	@echo "  make docs-images      just the handouts' diagrams; make docs-performance just the Performance page"
 	@echo "  make check-emulate    the CPU emulation's acceptance: solutions pass in every thread order,"

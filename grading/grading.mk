@@ -101,13 +101,19 @@ check-slurm: all
 	if [ "$$(id -u)" -ne 0 ]; then echo "check-slurm: SKIPPED (not root: the test cluster's daemons run as root)"; exit 0; fi; \
 	if ! command -v apt-get >/dev/null && ! bash tools/deps.sh slurm >/dev/null 2>&1; then \
 	  echo "check-slurm: SKIPPED (Slurm is not installed and there is no apt-get to install it)"; exit 0; fi; \
-	bash tools/deps.sh slurm && python3 grading/tests/test_slurm.py --build $(BUILD)
+	bash tools/deps.sh slurm && { bash tools/deps.sh bridge || true; } && \
+	python3 grading/tests/test_slurm.py --build $(BUILD)
 
 # Gradescope's autograder zip (instructors' kit only: grading/gradescope/ is not in the
 # student package); check-gradescope unpacks it into a fresh folder and tries it.
 gradescope:
 	@python3 grading/gradescope/make_autograder.py $(BUILD)
 
+# Then the bridge to the course's GPU host, over a real sshd on localhost (root: it logs in
+# as root with a forced command; tools/deps.sh bridge installs OpenSSH's server).
 check-gradescope:
 	@if [ ! -d grading/gradescope ]; then echo "check-gradescope: not in a student package"; exit 0; fi; \
-	$(MAKE) --no-print-directory gradescope && python3 grading/gradescope/check_autograder.py $(BUILD)
+	$(MAKE) --no-print-directory gradescope && python3 grading/gradescope/check_autograder.py $(BUILD) && \
+	if [ "$$(id -u)" -ne 0 ]; then echo "check-bridge: SKIPPED (not root: the test sshd logs in as root)"; \
+	elif ! bash tools/deps.sh bridge; then echo "check-bridge: SKIPPED (no OpenSSH server, and apt-get could not install it)"; \
+	else python3 grading/tests/test_bridge.py --build $(BUILD); fi

@@ -11,11 +11,12 @@
 # CUnit, libclang's Python bindings (python3-clang-15, libclang1-15) and Boost.Context
 # (libboost-context-dev: fast fiber switches).
 #
-# usage: tools/deps.sh [all|grade|emulate|slurm]   `grade` (what make grade needs: a GPU node
+# usage: tools/deps.sh [all|grade|emulate|slurm|bridge]   `grade` (what make grade needs: a GPU node
 # grades without Doxygen) checks CUnit, Python 3 and bubblewrap only; `emulate` what make
 # emulate needs, and never nvcc; `all` (the default) everything; `slurm` (make check-slurm)
 # only Debian's Slurm and munge, for the one-node test cluster of grading/tests/test_slurm.py
-# (slurmctld slurmd slurm-client munge, about 3 MB).
+# (slurmctld slurmd slurm-client munge, about 3 MB); `bridge` (make check-gradescope) only
+# OpenSSH's server and client, for the test GPU host of grading/tests/test_bridge.py.
 set -u
 what=${1:-all}
 missing=()
@@ -26,10 +27,16 @@ if [ "$what" = slurm ]; then
             || missing+=("${pair#*:}")
     done
 fi
-[ "$what" = slurm ] || { echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
+if [ "$what" = bridge ]; then
+    [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+    command -v ssh >/dev/null || missing+=(openssh-client)
+fi
+case $what in
+slurm | bridge) ;;
+*) { echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 \
     && [ -f "$($cc -print-file-name=libcunit.a)" ] || missing+=(libcunit1-dev)
 command -v python3 >/dev/null || missing+=(python3)
-[ "$what" = emulate ] || command -v bwrap >/dev/null || missing+=(bubblewrap); }
+[ "$what" = emulate ] || command -v bwrap >/dev/null || missing+=(bubblewrap); } ;; esac
 if [ "$what" = all ] || [ "$what" = emulate ]; then
     command -v "${CXX:-g++}" >/dev/null || missing+=(g++)
     # (cu2cpp.py also finds Debian's bindings when python3 is not Debian's own)
@@ -46,7 +53,8 @@ if [ "$what" = all ]; then
 fi
 
 no_nvcc=
-if [ "$what" != emulate ] && [ "$what" != slurm ] && ! command -v nvcc >/dev/null &&
+if [ "$what" != emulate ] && [ "$what" != slurm ] && [ "$what" != bridge ] &&
+    ! command -v nvcc >/dev/null &&
     [ ! -x /usr/local/cuda/bin/nvcc ]; then
     no_nvcc="deps: nvcc not found: install the CUDA Toolkit 12.x or 13.x and put its bin/ on PATH (make emulate needs neither it nor a GPU)"
     # Without the Toolkit only the emulation's packages are worth installing here.

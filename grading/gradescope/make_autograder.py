@@ -8,7 +8,11 @@ kit's Git checkout (or tree), solutions/ and hidden tests included (speed points
 against the reference), less the grader's own tests and fixtures, CI and build outputs. The
 kit is built by setup.sh on the image, not here, so the zip holds no binaries.
 
-usage: grading/gradescope/make_autograder.py BUILD_DIR
+The course's settings (gradescope.conf.example: the GPU host of the bridge, its key and pinned
+host key, the sandbox, the architecture) go in config/ when GRADESCOPE_CONFIG names the file:
+the file itself, and the files it names beside it.
+
+usage: [GRADESCOPE_CONFIG=FILE] grading/gradescope/make_autograder.py BUILD_DIR
 """
 import os
 import subprocess
@@ -36,20 +40,45 @@ def add(archive, source, name):
     archive.writestr(info, Path(source).read_bytes())
 
 
+def config_files(conf):
+    """(source, name in the zip) of the course's settings and the files they name; exits with
+    a sentence when one is missing."""
+    conf = Path(conf).resolve()
+    if not conf.is_file():
+        sys.exit(f"gradescope: GRADESCOPE_CONFIG={conf}: no such file")
+    files = [(conf, "config/gradescope.conf")]
+    settings = dict(line.split("=", 1) for line in conf.read_text().splitlines()
+                    if "=" in line and not line.lstrip().startswith("#"))
+    if settings.get("GPU_HOST", "").strip():
+        for name in ("KEY_FILE", "KNOWN_HOSTS_FILE"):
+            value = settings.get(name, "").strip()
+            path = conf.parent / value
+            if not value or not path.is_file():
+                sys.exit(f"gradescope: {conf}: {name}={value}: no such file beside it")
+            files.append((path, f"config/{Path(value).name}"))
+    return files
+
+
 def main():
     root = HERE.parent.parent
     out = Path(sys.argv[1]) / "gradescope"
     out.mkdir(parents=True, exist_ok=True)
     target = out / "autograder.zip"
     files = kit_files(root)
+    conf = os.environ.get("GRADESCOPE_CONFIG")
+    extra = config_files(conf) if conf else []
     with zipfile.ZipFile(target.with_suffix(".tmp"), "w") as archive:
         add(archive, HERE / "setup.sh", "setup.sh")
         add(archive, HERE / "run_autograder", "run_autograder")
         for path in files:
             add(archive, root / path, f"kit/{path}")
+        for source, name in extra:
+            add(archive, source, name)
     target.with_suffix(".tmp").replace(target)
     print(f"gradescope: {target} ({target.stat().st_size // 1024} KiB, {len(files)} files of "
-          "the kit): upload it as the assignment's autograder (docs/instructor.md)")
+          "the kit" + (f", the course's settings from {conf}" if conf else
+                       ", no course settings: GRADESCOPE_CONFIG=FILE adds them") +
+          "): upload it as the assignment's autograder (docs/instructor.md)")
 
 
 if __name__ == "__main__":

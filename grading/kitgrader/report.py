@@ -1,10 +1,13 @@
 """What grading shows: the terminal table, results.json (Gradescope's format), the gradebook.
 
 results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
-    {"score", "max_score", "execution_time", "output", "visibility", "stdout_visibility",
+    {"score", "execution_time", "output", "visibility", "stdout_visibility",
      "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output",
                 "visibility", "tags"}...],
-     "extra_data": {per-lab scores and states, the GPU, the time bound}}
+     "extra_data": {the submission's max_score, per-lab scores and states, the GPU, the time
+                    bound}}
+(the keys of the specification alone at the top: the submission's maximum is extra_data's,
+as Gradescope takes it from the tests' max_score)
 with one entry per test (its share of its suite's points; a bonus suite's tests have
 max_score 0), and per lab, when there is something to say, an entry for its build, its
 speed points and compute-sanitizer's findings.
@@ -259,7 +262,6 @@ def _results(sub):
                           "tags": [rid, "sanitizer"]})
     return {
         "score": round(sub.score, 4),
-        "max_score": round(sub.max_score, 4),
         "execution_time": round(sub.elapsed, 1),
         "output": submission_table(sub),
         "visibility": "visible",
@@ -267,6 +269,7 @@ def _results(sub):
         "tests": tests,
         "extra_data": {
             "submission": sub.name,
+            "max_score": round(sub.max_score, 4),
             "labs": {lab.lab.id: {"score": round(lab.score, 4),
                                   "max_score": round(lab.max_score, 4),
                                   "status": lab.status, "message": lab.message[:2000]}

@@ -27,6 +27,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # no __pycache__ in the kit
 import testkit  # noqa: E402  (grading/tests/testkit.py)
 import test_grader  # noqa: E402  (the fixture kit's build)
+import test_bridge  # noqa: E402  (the Gradescope bridge's test GPU host: an sshd)
 from testkit import GRADING, ROOT, TESTS  # noqa: E402
 
 from kitgrader import slurm  # noqa: E402
@@ -202,6 +203,32 @@ class OnACluster(unittest.TestCase):
                    "--no-gpu-check", "--time-limit", "2", *options, str(self.klass)]
         return subprocess.run(command, capture_output=True, text=True, timeout=120,
                               env=self.env)
+
+    def test_gradescope_bridge_through_slurm(self):
+        # Gradescope's container (run_autograder) over a real sshd to this login node, whose
+        # forced command grades the submission as one Slurm job it waits for: the same
+        # results.json as a local grade of the same files.
+        if not os.access(test_bridge.SSHD, os.X_OK):
+            self.skipTest("no OpenSSH server (tools/deps.sh bridge)")
+        env = f"SLURM_CONF={self.env['SLURM_CONF']} PATH={self.env['PATH']}"
+        sshd, port, key, known = test_bridge.start_sshd(self.tmp, self.build, env=env,
+                                                        options="--mode slurm --gres gpu:1")
+        try:
+            test_bridge.STATE.update(tmp=self.tmp, port=port, key=key, known=known)
+            root = test_bridge.container("slurm", HOST / "good")
+            proc, data = test_bridge.run_autograder(root, timeout=300)
+        finally:
+            sshd.terminate()
+            sshd.wait()
+        self.assertIsNotNone(data, proc.stdout + proc.stderr)
+        local = self.tmp / "local-good"
+        subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build", str(self.build),
+                        "--kit-root", str(TESTS / "fixture_kit"), "--no-gpu-check", "--out",
+                        str(local), str(HOST / "good")], capture_output=True, env=self.env)
+        mine = json.loads((local / "results.json").read_text())
+        self.assertEqual(data["score"], mine["score"], data.get("output"))
+        self.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
+                         [(t["name"], t["score"]) for t in mine["tests"]])
 
     def test_class_through_slurm(self):
         local, out = self.tmp / "local", self.tmp / "slurm"

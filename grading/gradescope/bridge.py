@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""The Gradescope bridge's end in Gradescope's container: grade on the course's GPU host.
+
+run_autograder runs this when the course's settings name a GPU host (GPU_HOST in the zip's
+config/gradescope.conf, from `make gradescope GRADESCOPE_CONFIG=FILE`; the key and the host's
+pinned key beside it): the submission goes to the GPU host over ssh, as a tar
+archive on stdin, with the host's key pinned and the course's key, whose only use there is
+grading (bridge_host.py, the forced command). The host grades it with the kit's grader and
+sends back results.json, which becomes Gradescope's.
+
+The time: Gradescope stops an autograder at the assignment's limit (GRADESCOPE_LIMIT_MIN,
+40 minutes by default). The grader there gets that, less a margin for the transfers and for
+the answer written here, as its --max-time: a submission that cannot finish in time gets the
+grader's own message for the tests it could not run, never a silent 0.
+
+When the host does not answer (down, unreachable, busy past the limit, a refused key), the
+student still gets feedback and a clear score of 0: "not graded yet", why, and what the kit
+in the container could check (the grader's intake checks and the emulated tests, which need
+no GPU; no points). The instructor regrades those submissions later (docs/instructor.md).
+
+usage: bridge.py --config config/gradescope.conf --submission DIR --results DIR --work DIR --kit KIT
+Exit status: 0 (results.json is written in every case).
+"""
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+MARGIN_S = 300  # of Gradescope's limit: the transfers, the host's start, the answer here
+MAX_ANSWER_BYTES = 32 * 2**20
+SETTINGS = ("GPU_HOST", "GPU_PORT", "GPU_USER", "KEY_FILE", "KNOWN_HOSTS_FILE",
+            "GRADESCOPE_LIMIT_MIN", "CONNECT_TIMEOUT_S", "KIT_SANDBOX", "KIT_CUDA_ARCH")
+
+
+def read_config(path):
+    """gradescope.conf: NAME=VALUE lines (# comments), the course's settings
+    (gradescope.conf.example); the files it names are beside it."""
+    config = {"GPU_PORT": "22", "GRADESCOPE_LIMIT_MIN": "40", "CONNECT_TIMEOUT_S": "20"}
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep or name.strip() not in SETTINGS:
+            raise ValueError(f"{path}:{number}: not one of the settings ({', '.join(SETTINGS)})")
+        config[name.strip()] = value.strip()
+    return config
+
+
+def check_bridge(config, path):
+    """The settings a bridge needs, or ValueError naming the one missing."""
+    for name in ("GPU_HOST", "GPU_USER", "KEY_FILE", "KNOWN_HOSTS_FILE"):
+        if not config.get(name):
+            raise ValueError(f"{path}: {name} is not set")
+    for name in ("GPU_PORT", "GRADESCOPE_LIMIT_MIN", "CONNECT_TIMEOUT_S"):
+        if not config[name].isdigit():
+            raise ValueError(f"{path}: {name}={config[name]} is not a whole number")
+
+
+def pack(submission):
+    """The submission's plain files as a tar.gz archive (links and the rest left out)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path in sorted(Path(submission).rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                archive.add(path, arcname=str(path.relative_to(submission)), recursive=False)
+    return buffer.getvalue()
+
+
+def ssh_command(config, conf_dir, work, seconds):
+    """ssh to the GPU host: the key and the pinned host key from the zip, no agent, no
+    forwarding, no terminal, no password prompt; the request is the time alone."""
+    key = work / "bridge_key"  # ssh wants a key file that no one else may read
+    shutil.copyfile(conf_dir / config["KEY_FILE"], key)
+    key.chmod(0o600)
+    timeout = config["CONNECT_TIMEOUT_S"]
+    return ["ssh", "-T", "-i", str(key), "-p", config["GPU_PORT"],
+            "-F", "/dev/null",
+            "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
+            "-o", f"UserKnownHostsFile={conf_dir / config['KNOWN_HOSTS_FILE']}",
+            "-o", "GlobalKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=yes",
+            "-o", f"ConnectTimeout={timeout}", "-o", "ServerAliveInterval=15",
+            "-o", "ServerAliveCountMax=8", "-o", "ForwardAgent=no", "-o", "ForwardX11=no",
+            "-o", "ClearAllForwardings=yes", "-o", "LogLevel=ERROR",
+            f"{config['GPU_USER']}@{config['GPU_HOST']}", f"grade {seconds}"]
+
+
+def ask_host(config, conf_dir, submission, work):
+    """(results.json's data, the grader's table) from the GPU host, or (None, why not)."""
+    limit = int(config["GRADESCOPE_LIMIT_MIN"]) * 60
+    seconds = limit - MARGIN_S
+    if seconds < 60:
+        return None, (f"GRADESCOPE_LIMIT_MIN={config['GRADESCOPE_LIMIT_MIN']} leaves no time to "
+                      "grade")
+    command = ssh_command(config, conf_dir, work, seconds)
+    try:
+        done = subprocess.run(command, input=pack(submission), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=limit - MARGIN_S // 2)
+    except subprocess.TimeoutExpired:
+        return None, "it did not answer within Gradescope's time limit"
+    except OSError as err:
+        return None, f"ssh could not run here ({err})"
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    if done.returncode != 0:
+        return None, "; ".join(said[-2:]) or f"ssh exit {done.returncode}"
+    if len(done.stdout) > MAX_ANSWER_BYTES:
+        return None, "its answer was too large"
+    try:
+        with tarfile.open(fileobj=io.BytesIO(done.stdout), mode="r:gz") as archive:
+            files = {m.name: archive.extractfile(m).read() for m in archive.getmembers()
+                     if m.isfile() and m.name in ("results.json", "grade.txt", "status")}
+    except (tarfile.TarError, EOFError) as err:
+        return None, f"its answer was not readable ({err})"
+    table = files.get("grade.txt", b"").decode(errors="replace")
+    if "results.json" not in files:
+        return {"score": 0.0, "tests": [], "stdout_visibility": "visible",
+                "output": "Nothing was graded on the course's GPU host:\n"
+                          + "\n".join(table.strip().splitlines()[-12:])}, table
+    try:
+        return json.loads(files["results.json"]), table
+    except ValueError:
+        return None, "its results.json was not readable"
+
+
+def checked_here(kit, submission, work):
+    """What the kit in this container can check with no GPU: the grader's intake checks and
+    the emulated tests (no points), as text; or why it could not."""
+    if not (kit / "build" / "grading.env").exists():
+        return "(the kit in this container is not built, so nothing could be checked here)"
+    try:
+        done = subprocess.run([sys.executable, str(kit / "grading" / "grade"), "-q", "--build",
+                               str(kit / "build"), "--out", str(work / "local"),
+                               str(submission)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=1200,
+                              env=dict(os.environ, KIT_GRADESCOPE="1"))
+    except subprocess.TimeoutExpired:
+        return "(the checks here did not finish in time)"
+    lines = [line for line in done.stdout.splitlines()
+             if not line.startswith(("results:", "isolation:", "time "))]
+    return "\n".join(lines).replace(str(submission) + "/", "")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    for name in ("--config", "--submission", "--results", "--work", "--kit"):
+        parser.add_argument(name, required=True)
+    args = parser.parse_args()
+    work, results = Path(args.work), Path(args.results)
+    work.mkdir(parents=True, exist_ok=True)
+    results.mkdir(parents=True, exist_ok=True)
+    try:
+        config = read_config(args.config)
+        check_bridge(config, args.config)
+        data, table = ask_host(config, Path(args.config).parent, Path(args.submission), work)
+    except (OSError, ValueError) as err:
+        data, table = None, f"the bridge's settings: {err}"
+    if data is not None:
+        print(table)
+    else:
+        host = "the course's GPU host"
+        print(f"not graded yet: {host} did not answer ({table})")
+        here = checked_here(Path(args.kit), Path(args.submission), work)
+        data = {"score": 0.0, "tests": [], "stdout_visibility": "visible",
+                "output": (f"Not graded yet: {host} did not answer ({table}). Your submission "
+                           "is kept: your instructor will grade it when the host is back, and "
+                           "this score of 0 is not your grade.\n\nMeanwhile, what could be "
+                           "checked here, without a GPU (no points):\n" + here)}
+    (results / "results.json").write_text(json.dumps(data, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The Gradescope bridge's end on the course's GPU host: the one thing its key may run.
+
+Gradescope's container (grading/gradescope/bridge.py) logs in with a key whose line in the
+host user's ~/.ssh/authorized_keys forces this program, with no shell, no forwarding and no
+agent (docs/instructor.md, "Gradescope"):
+
+    restrict,command="python3 /opt/kit/grading/gradescope/bridge_host.py --spool /var/spool/kit-bridge" ssh-ed25519 AAAA... gradescope
+
+It reads the submission as a tar archive on stdin, grades it with the kit's grader (here, or
+as one Slurm job it waits for: --mode slurm), and writes a tar archive to stdout: results.json
+(Gradescope's format), grade.txt (the grader's table, with this host's folders left out) and
+status (the grader's exit code). The only request it takes from the container is the time the
+grading may take: SSH_ORIGINAL_COMMAND must be `grade SECONDS`; anything else (a shell, another
+command) is refused. The archive is checked before anything is written (plain files and
+folders, relative names, sizes bounded), the grading happens in a folder of its own under
+--spool, and that folder is removed when the answer has been sent.
+Exit status: 0 answered, 2 refused (the reason on stderr).
+"""
+import argparse
+import io
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KIT = HERE.parent.parent
+MAX_ARCHIVE_BYTES = 16 * 2**20  # what the container may send
+MAX_FILES = 200
+MAX_SECONDS = 6 * 3600
+REQUEST = re.compile(r"grade (\d{1,6})")
+
+
+def refuse(message):
+    print(f"bridge_host: refused: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def unpack(data, into):
+    """The submission's archive into `into`: plain files and folders with relative names
+    only (no links, devices, absolute paths or '..'), MAX_FILES at most."""
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        members = archive.getmembers()
+    except (tarfile.TarError, EOFError) as err:
+        refuse(f"the submission is not a tar archive ({err})")
+    if len(members) > MAX_FILES:
+        refuse(f"more than {MAX_FILES} files")
+    for m in members:
+        parts = Path(m.name).parts
+        if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
+            refuse(f"{m.name!r}: only plain files and folders, with relative names")
+    for m in members:
+        target = into / m.name
+        if m.isdir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(archive.extractfile(m).read())
+        target.chmod(0o644)
+
+
+def grade_command(args, folder, seconds):
+    """The grader's command line (as a list), run here or inside the Slurm job."""
+    command = [sys.executable, str(KIT / "grading" / "grade"), "--max-time", str(seconds),
+               "--out", str(folder / "out")]
+    if args.build:
+        command += ["--build", args.build]
+    if args.kit_root:
+        command += ["--kit-root", args.kit_root]
+    return command + [str(folder / "submission")]
+
+
+def run_grader(args, folder, seconds):
+    """Grades folder/submission into folder/out; returns (exit code, the grader's output)."""
+    env = dict(os.environ, KIT_GRADESCOPE="1")  # fail closed, as on Gradescope itself
+    command = grade_command(args, folder, seconds)
+    margin = 120  # the grader's own start and end around its --max-time
+    if args.mode == "slurm":
+        log = folder / "slurm.log"
+        command = ["sbatch", "--wait", "--parsable", "--job-name=kit-gradescope",
+                   f"--output={log}", f"--time={max(1, (seconds + margin) // 60 + 1)}",
+                   f"--gres={args.gres}"] + (
+                       [f"--partition={args.partition}"] if args.partition else []) + [
+                   "--wrap", " ".join(_quote(c) for c in command)]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env,
+                              timeout=seconds + margin + (600 if args.mode == "slurm" else 0))
+        output, status = done.stdout, done.returncode
+    except subprocess.TimeoutExpired:
+        output, status = f"the grading did not end within {seconds + margin} s", 124
+    if args.mode == "slurm" and (folder / "slurm.log").exists():
+        output = (folder / "slurm.log").read_text(errors="replace")
+    # The student reads this: this host's folders are not theirs.
+    return status, output.replace(str(folder) + "/", "").replace(str(KIT) + "/", "")
+
+
+def _quote(word):
+    return word if re.fullmatch(r"[\w./:=+-]+", word) else "'" + word.replace("'", "'\\''") + "'"
+
+
+def answer(folder, status, output):
+    """The tar archive the container reads: results.json (when the grader wrote one),
+    grade.txt, status."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        def add(name, data):
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), int(time.time()), 0o644
+            archive.addfile(info, io.BytesIO(data))
+        results = folder / "out" / "results.json"
+        if results.is_file():
+            add("results.json", results.read_bytes())
+        add("grade.txt", output.encode())
+        add("status", f"{status}\n".encode())
+    sys.stdout.buffer.write(buffer.getvalue())
+    sys.stdout.buffer.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spool", required=True, help="where submissions are graded (each in "
+                        "a folder of its own, removed after)")
+    parser.add_argument("--mode", choices=("direct", "slurm"), default="direct")
+    parser.add_argument("--partition", default="", help="--mode slurm: sbatch --partition")
+    parser.add_argument("--gres", default="gpu:1", help="--mode slurm: sbatch --gres")
+    parser.add_argument("--build", help="the kit's build folder (default: the kit's build/)")
+    parser.add_argument("--kit-root", help=argparse.SUPPRESS)  # the kit's own tests
+    args = parser.parse_args()
+    request = REQUEST.fullmatch(os.environ.get("SSH_ORIGINAL_COMMAND", "").strip())
+    if not request:
+        refuse("this key only grades: the request must be 'grade SECONDS' (no shell, no other "
+               "command)")
+    seconds = min(int(request.group(1)), MAX_SECONDS)
+    data = sys.stdin.buffer.read(MAX_ARCHIVE_BYTES + 1)
+    if len(data) > MAX_ARCHIVE_BYTES:
+        refuse(f"the submission is over {MAX_ARCHIVE_BYTES // 2**20} MiB")
+    spool = Path(args.spool)
+    spool.mkdir(parents=True, exist_ok=True)
+    folder = spool / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
+    folder.mkdir(mode=0o755)
+    try:
+        (folder / "submission").mkdir(mode=0o755)
+        unpack(data, folder / "submission")
+        status, output = run_grader(args, folder, seconds)
+        answer(folder, status, output)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

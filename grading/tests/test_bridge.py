@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""The Gradescope bridge, end to end (make check-gradescope; root, with OpenSSH).
+
+usage: python3 grading/tests/test_bridge.py [--build BUILD] [unittest options, test names]
+
+A real sshd on 127.0.0.1 (its own port, host key and config, started and stopped here) plays
+the course's GPU host: the client key's line in its authorized_keys forces
+grading/gradescope/bridge_host.py, as docs/instructor.md tells the instructor to set it up.
+Gradescope's container is a faithful tree (source/kit, source/config/gradescope.conf with the
+key and the pinned host key, submission/, results/) that grading/gradescope/run_autograder
+runs in. The host grades the fixture kit's labs (no GPU needed: KIT_GRADER_NO_GPU_CHECK=1 in
+the forced command) with the fixture build of test_grader.py. Checked: a graded submission's
+results.json is the one a local `grade` of the same files writes, and follows Gradescope's
+specification; a host that is down, or that never answers, gives "not graded yet" and a 0,
+never a silent one; a submission over the time limit says so; the key runs nothing but the
+grading (a shell and a port forward are refused).
+"""
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "gradescope"))
+import testkit  # noqa: E402
+import test_grader  # noqa: E402  (its fixture build)
+from check_autograder import spec_problems  # noqa: E402
+from testkit import FIXTURE_KIT, GRADING, ROOT  # noqa: E402
+
+SSHD = "/usr/sbin/sshd"
+STATE = {}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_sshd(tmp, build, env="", options=""):
+    """sshd on a free port, with a host key and a client key of its own; the client key may
+    only run bridge_host.py (with `options`, and the variables `env` sets: test_slurm.py's
+    --mode slurm). Returns (process, port, client key, known_hosts)."""
+    for name in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp / name)],
+                       check=True)
+    port = free_port()
+    spool = tmp / "spool"
+    command = (f"env KIT_GRADER_NO_GPU_CHECK=1 {env} {sys.executable} "
+               f"{ROOT / 'grading' / 'gradescope' / 'bridge_host.py'} --spool {spool} "
+               f"--build {build} --kit-root {FIXTURE_KIT} {options}")
+    (tmp / "authorized_keys").write_text(
+        f'restrict,command="{command}" {(tmp / "client_key.pub").read_text()}')
+    (tmp / "sshd_config").write_text(f"""Port {port}
+ListenAddress 127.0.0.1
+HostKey {tmp / 'host_key'}
+PidFile {tmp / 'sshd.pid'}
+AuthorizedKeysFile {tmp / 'authorized_keys'}
+PermitRootLogin forced-commands-only
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+AllowTcpForwarding no
+AllowAgentForwarding no
+X11Forwarding no
+PermitTTY no
+PermitUserEnvironment no
+""")
+    Path("/run/sshd").mkdir(exist_ok=True)  # its privilege separation folder
+    with open(tmp / "sshd.log", "w") as log:
+        proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(tmp / "sshd_config")],
+                                stdout=subprocess.DEVNULL, stderr=log)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    host_key = (tmp / "host_key.pub").read_text().split()
+    (tmp / "known_hosts").write_text(f"[127.0.0.1]:{port} {host_key[0]} {host_key[1]}\n")
+    return proc, port, tmp / "client_key", tmp / "known_hosts"
+
+
+def setUpModule():
+    if os.geteuid() != 0 or not os.access(SSHD, os.X_OK):
+        raise unittest.SkipTest("needs root and OpenSSH's server (tools/deps.sh bridge)")
+    tmp, build = test_grader.make_fixture_build()
+    test_grader.STATE.update(tmp=tmp, build=build, out=tmp / "out")
+    sshd, port, key, known = start_sshd(tmp, build)
+    STATE.update(tmp=tmp, build=build, sshd=sshd, port=port, key=key, known=known)
+
+
+def tearDownModule():
+    if "sshd" in STATE:
+        STATE["sshd"].terminate()
+        STATE["sshd"].wait()
+    if "tmp" in STATE and not os.environ.get("KIT_KEEP_TEST_OUTPUT"):
+        shutil.rmtree(STATE["tmp"], ignore_errors=True)
+
+
+def container(name, submission, **settings):
+    """A Gradescope tree: source/kit (this kit), source/config (the course's settings, the
+    key, the pinned host key), submission/ (a copy of `submission`)."""
+    root = STATE["tmp"] / "gradescope" / name
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "source" / "config").mkdir(parents=True)
+    (root / "source" / "kit").symlink_to(ROOT)
+    shutil.copytree(submission, root / "submission")
+    shutil.copy(STATE["key"], root / "source" / "config" / "bridge_key")
+    shutil.copy(STATE["known"], root / "source" / "config" / "known_hosts")
+    conf = {"GPU_HOST": "127.0.0.1", "GPU_PORT": str(STATE["port"]), "GPU_USER": "root",
+            "KEY_FILE": "bridge_key", "KNOWN_HOSTS_FILE": "known_hosts",
+            "GRADESCOPE_LIMIT_MIN": "40", "CONNECT_TIMEOUT_S": "5"}
+    conf.update(settings)
+    (root / "source" / "config" / "gradescope.conf").write_text(
+        "".join(f"{k}={v}\n" for k, v in conf.items()))
+    return root
+
+
+def run_autograder(root, timeout=900):
+    proc = subprocess.run(["bash", str(GRADING / "gradescope" / "run_autograder")],
+                          env=dict(os.environ, AUTOGRADER_ROOT=str(root)), capture_output=True,
+                          text=True, timeout=timeout)
+    results = root / "results" / "results.json"
+    return proc, json.loads(results.read_text()) if results.exists() else None
+
+
+def ssh(*words, request="grade 60", data=b""):
+    command = ["ssh", "-T", "-F", "/dev/null", "-i", str(STATE["key"]), "-p", str(STATE["port"]),
+               "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+               "-o", f"UserKnownHostsFile={STATE['known']}", "-o", "StrictHostKeyChecking=yes",
+               *words, "root@127.0.0.1"] + ([request] if request else [])
+    return subprocess.run(command, input=data, capture_output=True, timeout=120)
+
+
+class Bridge(unittest.TestCase):
+    def test_graded_on_the_host_as_a_local_grade_would(self):
+        submission = test_grader.HOST / "good"
+        proc, data = run_autograder(container("good", submission))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIsNotNone(data, proc.stdout + proc.stderr)
+        self.assertEqual(spec_problems(data), [])
+        local = STATE["tmp"] / "local-good"
+        subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build",
+                        str(STATE["build"]), "--kit-root", str(FIXTURE_KIT), "--out", str(local),
+                        str(submission)], capture_output=True,
+                       env=dict(os.environ, KIT_GRADER_NO_GPU_CHECK="1"))
+        mine = json.loads((local / "results.json").read_text())
+        self.assertGreater(mine["score"], 0)
+        self.assertEqual(data["score"], mine["score"])
+        self.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
+                         [(t["name"], t["score"]) for t in mine["tests"]])
+        self.assertNotIn(str(STATE["tmp"] / "spool"), json.dumps(data))  # the host's folders
+        self.assertEqual(list((STATE["tmp"] / "spool").iterdir()), [])  # cleaned
+
+    def test_a_host_that_is_down_gives_not_graded_yet(self):
+        proc, data = run_autograder(container("down", test_grader.HOST / "good",
+                                              GPU_PORT=str(free_port())))
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(data["score"], 0.0)
+        self.assertTrue(data["output"].startswith("Not graded yet: the course's GPU host did "
+                                                  "not answer"), data["output"])
+        self.assertIn("this score of 0 is not your grade", data["output"])
+        self.assertEqual(spec_problems(data), [])
+
+    def test_a_host_that_never_answers_gives_not_graded_yet(self):
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)  # accepts, and says nothing
+        port = silent.getsockname()[1]
+        held = []
+        threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+        try:
+            start = time.monotonic()
+            proc, data = run_autograder(container("silent", test_grader.HOST / "good",
+                                                  GPU_PORT=str(port), CONNECT_TIMEOUT_S="3"))
+            self.assertLess(time.monotonic() - start, 120)
+        finally:
+            silent.close()
+            for connection, _ in held:
+                connection.close()
+        self.assertEqual(data["score"], 0.0)
+        self.assertIn("Not graded yet", data["output"])
+        self.assertIn("timed out", data["output"])
+
+    def test_a_submission_over_the_time_limit_says_so(self):
+        # The container asks for 1 s: the host's grader runs with --max-time 1, and the tests
+        # it had no time left for say so (never a silent 0).
+        archive = subprocess.run(["tar", "-czf", "-", "-C", str(test_grader.HOST / "host_hang"),
+                                  "."], capture_output=True, check=True).stdout
+        proc = ssh(request="grade 1", data=archive)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:gz") as answer:
+            data = json.loads(answer.extractfile("results.json").read())
+        said = [t.get("output", "") for t in data["tests"]]
+        self.assertTrue(any("used up its 1 s of grading time" in text for text in said), said)
+
+    def test_the_key_runs_nothing_but_the_grading(self):
+        shell = ssh(request="bash -c id")
+        self.assertEqual(shell.returncode, 2)
+        self.assertIn(b"refused: this key only grades", shell.stderr)
+        self.assertNotIn(b"uid=", shell.stdout)
+        forward = ssh("-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:22",
+                      request="grade 5")
+        self.assertNotEqual(forward.returncode, 0)
+        self.assertIn(b"forwarding", forward.stderr.lower())
+        path = ssh(request="grade 5; id")
+        self.assertEqual(path.returncode, 2)
+        self.assertNotIn(b"uid=", path.stdout)
+
+    def test_an_archive_with_links_or_escapes_is_refused(self):
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / "link").symlink_to("/etc/passwd")
+            archive = subprocess.run(["tar", "-czf", "-", "-C", folder, "."],
+                                     capture_output=True, check=True).stdout
+        proc = ssh(request="grade 5", data=archive)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn(b"only plain files and folders", proc.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(testkit.main("check-bridge", "the Gradescope bridge over a real sshd on localhost",
+                          globals()))
