@@ -373,6 +373,24 @@ def check_lab(checks, build, plan, built, have_fixtures):
 
 
 GRADER = os.path.join(ROOT, "grading", "grade")
+PLANTED_EXIT = """
+#ifdef KIT_EMULATION
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted_exit(void)
+{
+    FILE *f = fopen("/work/emulated.json", "w");
+    if (f) {
+        fputs("{\\"orders\\": [\\"forward\\"], \\"results\\": []}", f);
+        fclose(f);
+    }
+    if (getenv("KIT_EMU_ORDER")) {
+        _exit(0);
+    }
+}
+#endif
+"""
 
 
 def check_grader_without_gpu(checks, build):
@@ -387,17 +405,28 @@ def check_grader_without_gpu(checks, build):
     if found.returncode == 0:
         print("skip the grader without a GPU: this machine has one (the grader grades)")
         return
-    for folder, want in (("solutions", "emulated: 1/1 passed"), ("labs", "emulated: 0/1 passed")):
-        with tempfile.TemporaryDirectory() as out:
-            proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab", "01",
-                                   "--out", out, folder], cwd=ROOT, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, universal_newlines=True)
-        rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
-        checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in its "
-                     "table (%s), exit 3" % ("solution" if folder == "solutions" else "skeleton",
-                                             want),
-                     proc.returncode == 3 and len(rows) == 4 and all(want in r for r in rows),
-                     proc.stdout[-2000:])
+    with tempfile.TemporaryDirectory() as planted:
+        # The solution, and code that only the emulation compiles: every test process exits 0
+        # at once, after writing a forged results file where the old grader read one.
+        os.makedirs(os.path.join(planted, "01-oddeven"))
+        with open(os.path.join(ROOT, "solutions", "01-oddeven", "oddeven.cu")) as f:
+            text = f.read()
+        with open(os.path.join(planted, "01-oddeven", "oddeven.cu"), "w") as f:
+            f.write(text + PLANTED_EXIT)
+        for folder, what, want in (("solutions", "solution", "emulated: 1/1 passed"),
+                                   ("labs", "skeleton", "emulated: 0/1 passed"),
+                                   (planted, "solution with a planted exit(0) and a forged "
+                                    "results file", "emulated: 0/1 passed")):
+            with tempfile.TemporaryDirectory() as out:
+                proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab",
+                                       "01", "--out", out, folder], cwd=ROOT,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      universal_newlines=True)
+            rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
+            checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in "
+                         "its table (%s), exit 3" % (what, want),
+                         proc.returncode == 3 and len(rows) == 4 and
+                         all(want in r for r in rows), proc.stdout[-2000:])
 
 
 def main():

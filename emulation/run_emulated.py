@@ -14,11 +14,15 @@ The emulation is feedback: it gives no points and measures no speed; a GPU decid
 Exit status: 0 every test passed in every order, 1 one did not, 2 bad arguments.
 """
 import argparse
+import ctypes
 import json
 import os
 import re
+import secrets
+import select
 import subprocess
 import sys
+import tempfile
 import time
 
 # Most lines of one failure to show (the rest is in the test's own run).
@@ -95,30 +99,99 @@ def interesting(stdout, stderr):
     return lines
 
 
-def run_one(binary, test, order, timeout):
-    start = time.monotonic()
+# What is kept of a test's output: its head and its tail (a test that floods its output cannot
+# fill the memory of this process).
+KEEP_BYTES = 64 * 1024
+
+
+def kept_output(f):
+    """The head and the tail of what a test wrote to the file @p f."""
+    size = f.seek(0, os.SEEK_END)
+    f.seek(0)
+    if size <= 2 * KEEP_BYTES:
+        data = f.read()
+    else:
+        data = f.read(KEEP_BYTES) + b"\n[... %d bytes left out ...]\n" % (size - 2 * KEEP_BYTES)
+        f.seek(size - KEEP_BYTES)
+        data += f.read()
+    return data.decode(errors="replace")
+
+
+def take_channel():
+    """The grader's result channel, taken out of the environment before any test runs (tests
+    get channels of their own), and this process made non-dumpable: a test process runs as
+    the same user, and must not reach this one's memory or descriptors (/proc/PID/mem, fd/)."""
+    fd, token = os.environ.pop("KIT_RESULT_FD", None), os.environ.pop("KIT_RESULT_TOKEN", None)
+    if fd is None or token is None:
+        print("run_emulated: --results-channel without KIT_RESULT_FD and KIT_RESULT_TOKEN",
+              file=sys.stderr)
+        sys.exit(2)
     try:
-        p = subprocess.run(WRAP + [binary, "-t", test], env=environment(order),
-                           stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True, errors="replace",
-                           timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return {"status": "hang", "seconds": time.monotonic() - start,
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+    return int(fd), token
+
+
+def read_channel(fd, deadline):
+    """What arrives on the result channel @p fd (closed here) until every writer has closed it
+    or the deadline passes; 4 KiB at most."""
+    said = b""
+    try:
+        while len(said) < 4096:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 4096 - len(said))
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(fd)
+    return said
+
+
+def run_one(binary, test, order, timeout):
+    """One test in one thread order, in a process of its own. It passed only when the kit's
+    runner said so on its result channel (a pipe and a fresh token: tests/runner.h), and exited
+    0: a program that merely exits 0 (an exit() in the student's code) has not passed."""
+    start = time.monotonic()
+    token = secrets.token_hex(16)
+    read_end, write_end = os.pipe()
+    env = environment(order)
+    env.update(KIT_RESULT_FD=str(write_end), KIT_RESULT_TOKEN=token)
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+        try:
+            p = subprocess.Popen(WRAP + [binary, "-t", test], env=env, stdin=subprocess.DEVNULL,
+                                 stdout=out_f, stderr=err_f, pass_fds=(write_end,))
+        finally:
+            os.close(write_end)
+        said = read_channel(read_end, start + timeout)
+        try:
+            returncode = p.wait(timeout=max(0.1, timeout - (time.monotonic() - start)))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            returncode = None
+        out, err = kept_output(out_f), kept_output(err_f)
+    seconds = time.monotonic() - start
+    if returncode is None or seconds > timeout:
+        return {"status": "hang", "seconds": seconds,
                 "why": ["no answer within %g s: killed (the emulation's own watchdog should have "
                         "stopped the kernel first)" % timeout] + interesting(out, err)}
-    seconds = time.monotonic() - start
-    why = interesting(p.stdout, p.stderr)
-    if p.returncode == 0:
+    why = interesting(out, err)
+    passed = ("%s 1 0 0" % token) in said.decode(errors="replace").splitlines()
+    if returncode == 0 and passed:
         status = "pass"
-    elif p.returncode == 1 and "AddressSanitizer" not in p.stderr:
+    elif returncode in (0, 1) and "AddressSanitizer" not in err:
         status = "fail"
+        if returncode == 0:
+            why = ["exited 0 before the test's verdict (an exit() in the code?): not passed"] + why
     else:
         status = "crash"
-        reason = ("killed by signal %d" % -p.returncode if p.returncode < 0 else
-                  "AddressSanitizer found an invalid memory access" if p.returncode == 86 else
-                  "exit code %d" % p.returncode)
+        reason = ("killed by signal %d" % -returncode if returncode < 0 else
+                  "AddressSanitizer found an invalid memory access" if returncode == 86 else
+                  "exit code %d" % returncode)
         why = [reason] + why
     return {"status": status, "seconds": seconds, "why": why}
 
@@ -134,8 +207,12 @@ def main():
                                         "instead of the [emulate] ones")
     parser.add_argument("--wrap", help="run each test binary under this command (its words, "
                                        "space-separated; the grader's seccomp launcher)")
+    parser.add_argument("--results-channel", action="store_true",
+                        help="also send every result, as JSON, to the grader's result channel "
+                             "(KIT_RESULT_FD, KIT_RESULT_TOKEN), which no test process sees")
     args = parser.parse_args()
     WRAP.extend((args.wrap or "").split())
+    channel = take_channel() if args.results_channel else None
     orders = [o for o in args.orders.split(",") if o]
 
     started = time.monotonic()
@@ -200,10 +277,15 @@ def main():
     print("emulated: %d passed, %d failed (each test in %d thread orders), %.1f s; no points: a "
           "GPU decides the grade" % (len(results) - failed, failed, len(orders),
                                      time.monotonic() - started))
+    summary = {"orders": orders, "results": results,
+               "seconds": round(time.monotonic() - started, 3)}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"orders": orders, "results": results,
-                       "seconds": round(time.monotonic() - started, 3)}, f, indent=1)
+            json.dump(summary, f, indent=1)
+    if channel:
+        fd, token = channel
+        os.write(fd, ("%s %s\n" % (token, json.dumps(summary))).encode())
+        os.close(fd)
     return 1 if failed or not results else 0
 
 

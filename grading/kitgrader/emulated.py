@@ -18,17 +18,26 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import time
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import sandbox
+from .build import COMPILE_LIMITS
 from .run import run_limited
 
 ORDERS = "forward,reverse,random:1"
 BUILD_TIME_LIMIT_S = 300  # the rewrite, compile and link of one lab's files
 RUN_TIME_LIMIT_S = 900  # every emulated test of a lab, in every order (each has its own limit)
-LIMITS = sandbox.Limits(cpu_s=RUN_TIME_LIMIT_S, processes=64)
+TEST_TIME_LIMIT_S = 120  # one test in one order (run_emulated.py's --timeout)
+# The tests' processes: files, /tmp and processes bounded as the GPU path's executor's are.
+# Memory: an emulation built with AddressSanitizer reserves terabytes of address space, so no
+# rlimit can bound it; its own hard_rss_limit_mb does (below); without it, the heap's rlimit.
+RUN_LIMITS = dict(cpu_s=RUN_TIME_LIMIT_S, file_size=64 << 20, processes=64, open_files=1024,
+                  tmp_size=256 << 20)
+MEMORY_MB = 8192
+RESULTS_BYTES = 4 << 20  # run_emulated.py's JSON on the result channel
 INSIDE_KIT = "/kit"
 INSIDE_WORK = "/work"
 
@@ -99,10 +108,11 @@ class _Paths:
         return f"{INSIDE_WORK}/{name}" if self.bwrapped else str(self.work / name)
 
 
-def run_lab(kit, lab, iso, settings, files, work, logs):
+def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
     """Builds `files` (the lab's student file, and its bonus file when graded: {name: path})
     with the kit's tests against the emulation, in the sandbox, and runs the [emulate] tests.
-    work: an empty folder of the slot's; logs: where emulate.log goes. settings: prepare()'s."""
+    work: an empty folder of the slot's; logs: where emulate.log goes. settings: prepare()'s.
+    deadline: time.monotonic() by which every step has ended (the grader's --max-time)."""
     main = lab.student_file
     names = [main] + [name for name in files if name != main]
     (work / "src").mkdir(parents=True, exist_ok=True)
@@ -114,13 +124,27 @@ def run_lab(kit, lab, iso, settings, files, work, logs):
     cxx = shlex.split(settings.get("EMU_CXX", "g++"))
     log = []
 
-    def step(argv, time_limit, seccomp=None):
+    sanitized = bool(settings.get("EMU_SAN", "").strip())
+    run_limits = sandbox.Limits(**RUN_LIMITS, data=None if sanitized else MEMORY_MB << 20)
+    env = {"ASAN_OPTIONS": f"detect_leaks=0:hard_rss_limit_mb={MEMORY_MB}"}
+
+    def step(argv, time_limit, limits=COMPILE_LIMITS, channel=False):
+        """Runs argv in the sandbox, within the time left; the ProcessResult, or None when no
+        time was left."""
+        if deadline is not None:
+            time_limit = min(time_limit, deadline - time.monotonic())
+            if time_limit <= 1:
+                return None
         argv = [str(a) for a in argv]
-        boxed = sandbox.command(iso, argv, ro=at.ro, rw=at.rw, cwd=at.cwd, limits=LIMITS,
-                                env={"ASAN_OPTIONS": "detect_leaks=0"}, seccomp=seccomp)
-        result = run_limited(boxed, time_limit=time_limit)
+        boxed = sandbox.command(iso, argv, ro=at.ro, rw=at.rw, cwd=at.cwd, limits=limits,
+                                env=env)
+        result = run_limited(boxed, time_limit=time_limit, channel=channel,
+                             channel_bytes=RESULTS_BYTES)
         log.append(f"$ {' '.join(argv)}\n{result.output}")
-        return result.exit_code == 0
+        return result
+
+    def ok(result):
+        return result is not None and result.exit_code == 0
 
     def stopped(message):
         (logs / "emulate.log").write_text("\n".join(log))
@@ -131,16 +155,16 @@ def run_lab(kit, lab, iso, settings, files, work, logs):
         rewrite = [python, f"{kit_file}/cu2cpp.py", "-o", at.own(f"src/{name}")]
         if name != main:  # a bonus file is parsed with the student file first, as nvcc does
             rewrite += ["--include", at.own(main)]
-        if not step(rewrite + ["-I", "common", "-I", f"labs/{lab.id}", at.own(name)],
-                    BUILD_TIME_LIMIT_S):
+        if not ok(step(rewrite + ["-I", "common", "-I", f"labs/{lab.id}", at.own(name)],
+                       BUILD_TIME_LIMIT_S)):
             return stopped(f"the emulation's rewrite of {name} failed")
     # One object from the files together, as the lab compiles them (the bonus file with the
     # student file included first).
     compile_argv = [*cxx, *shlex.split(settings["EMU_CUFLAGS"]), f"-Ilabs/{lab.id}", "-c"]
     if len(names) > 1:
         compile_argv += ["-include", at.own(f"src/{main}")]
-    if not step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")],
-                BUILD_TIME_LIMIT_S):
+    if not ok(step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")],
+                   BUILD_TIME_LIMIT_S)):
         return stopped("your files compiled with nvcc but not with the host compiler for the "
                        "emulation")
     tests = kit.build / "emulate" / "obj" / "tests"
@@ -149,33 +173,52 @@ def run_lab(kit, lab, iso, settings, files, work, logs):
     objects += [at.own("lab.o"), at.built(settings["EMU_KIT_LIB"])]
     objects += [at.built(o) for o in settings["EMU_RUNTIME_OBJ"].split()]
     binary = at.own(f"test_{lab.symbol_id}")
-    if not step([*cxx, *shlex.split(settings.get("EMU_SAN", "")), "-o", binary, *objects,
-                 *shlex.split(settings["EMU_LIBS"])], BUILD_TIME_LIMIT_S):
+    if not ok(step([*cxx, *shlex.split(settings.get("EMU_SAN", "")), "-o", binary, *objects,
+                    *shlex.split(settings["EMU_LIBS"])], BUILD_TIME_LIMIT_S)):
         return stopped("the emulated tests did not link with your files")
     # run_emulated.py (the kit's) starts a process per test and order; each runs the student's
     # code under the seccomp profile of every student process, through the sandbox's launcher.
+    # Its results come back on the grader's result channel, which it takes out of its
+    # environment first and no test process inherits (and it makes itself non-dumpable, so
+    # that a test, of the same uid, cannot reach its memory): never from a file in the folder
+    # the student's code may write.
     launcher = sandbox.INSIDE_LAUNCHER if at.bwrapped else str(iso.sandbox_exec)
-    step([python, f"{kit_file}/run_emulated.py", "--orders", ORDERS, "--json",
-          at.own("emulated.json"), "--wrap", f"{launcher} --seccomp run --", binary],
-         RUN_TIME_LIMIT_S)
+    result = step([python, f"{kit_file}/run_emulated.py", "--orders", ORDERS, "--timeout",
+                   TEST_TIME_LIMIT_S, "--results-channel", "--wrap",
+                   f"{launcher} --seccomp run --", binary], RUN_TIME_LIMIT_S, run_limits,
+                  channel=True)
     (logs / "emulate.log").write_text("\n".join(log))
+    if result is None:
+        return Outcome(False, f"no time was left for the emulated tests (logs/{lab.id}/"
+                              "emulate.log)")
+    answer = [line[len(result.token) + 1:] for line in result.channel_lines()
+              if result.token and line.startswith(result.token + " ")]
     try:
-        data = json.loads((work / "emulated.json").read_text())
-    except (OSError, ValueError):
-        return stopped("the emulated tests did not finish")
-    return Outcome(True, suites=summarize(data))
+        return Outcome(True, suites=summarize(json.loads(answer[0]) if answer else None))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return stopped("the emulated tests did not finish within the time left"
+                       if result.timed_out else "the emulated tests did not finish")
 
 
 def summarize(data):
-    """run_emulated.py's results by suite: (passed, total, the first failure's story)."""
+    """run_emulated.py's results by suite: (passed, total, the first failure's story). Raises
+    ValueError when they are not what it writes."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ValueError("not run_emulated.py's results")
     suites = {}
-    for r in data.get("results", []):
+    for r in data["results"]:
+        if not (isinstance(r, dict) and isinstance(r.get("test"), str) and
+                isinstance(r.get("passed"), bool) and isinstance(r.get("orders"), dict) and
+                r["orders"] and all(isinstance(v, dict) and isinstance(v.get("status"), str)
+                                    and isinstance(v.get("why"), list)
+                                    for v in r["orders"].values())):
+            raise ValueError("not run_emulated.py's results")
         suite, _, test = r["test"].partition("/")
         passed, total, first = suites.get(suite, (0, 0, ""))
         if r["passed"]:
             passed += 1
         elif not first:
-            bad = {o: v for o, v in r["orders"].items() if v["status"] != "pass"}
+            bad = {o: v for o, v in r["orders"].items() if v["status"] != "pass"} or r["orders"]
             order, run = next(iter(bad.items()))
             why = next((line.strip() for line in run["why"] if line.strip()), run["status"])
             why = re.sub(r"^\S+:\d+: ", "", why)  # the test's file and line: in the log

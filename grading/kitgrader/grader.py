@@ -370,7 +370,7 @@ class SubmissionGrader:
             files = {name: work / name for name in lab.student_files if (work / name).is_file()}
             self.echo(f"{lab.id}: emulating {', '.join(files)}")
             outcome = emulated.run_lab(self.ctx.kit, lab, self.isolation, settings, files,
-                                       work / "emulate", Path(state.result.logs))
+                                       work / "emulate", Path(state.result.logs), self.deadline)
             if not outcome.ok:
                 result.notes.append(f"{lab.id}: emulation: {outcome.message}")
                 continue

@@ -509,13 +509,20 @@ def check_fail_closed(iso, named, what):
 
 def secret_paths(kit):
     """The folders with the reference solutions and hidden tests, and what make built from
-    them, that exist in this kit."""
+    them (the emulation's builds too), that exist in this kit."""
     roots = {Path(kit.root), Path(kit.labs_root).parent}
     build = Path(kit.build)
     found = []
+    # The emulation's builds of the solutions and of its planted faults (which hold lines of
+    # the solutions), and those faults' sources: every folder of build/emulate but the parts a
+    # submission's emulated tests are linked with (obj/, lib/).
+    emulated = build / "emulate"
+    emulation = sorted(p for p in emulated.iterdir() if p.name not in ("obj", "lib")) \
+        if emulated.is_dir() else []
     for path in sorted({*(r / "solutions" for r in roots), *(r / "tests" / "hidden" for r in roots),
+                        *(r / "emulation" / "fixtures" for r in roots),
                         build / "solution", build / "obj" / "solutions",
-                        build / "obj" / "tests" / "hidden", build / "grading"}):
+                        build / "obj" / "tests" / "hidden", build / "grading", *emulation}):
         if path.is_dir() and not path.is_symlink():
             found.append(path)
     return found
