@@ -503,8 +503,8 @@ class SubmissionGrader:
             # Several copies and none where the grader looks: none is taken (which would be a
             # guess), and the note says so rather than that there is none.
             where = self._not_found(lab, name)
-            note = (f"no {name} in the submission{where}: its bonus TODOs were graded with the "
-                    f"kit's copy of it (the skeleton)")
+            note = (f"no {name} in the submission{where}: the kit's copy of it (the "
+                    f"skeleton) stands in for it, so its bonus TODOs score nothing")
         else:
             try:
                 text = read_student_file(self.submission, source)
@@ -525,8 +525,8 @@ class SubmissionGrader:
                 self._stop(result, COMPILE_ERROR, step.message)
                 return False
             note = (f"{name} did not compile with your {lab.student_file} (logs/{lab.id}/"
-                    f"build.log): its bonus TODOs were graded with the kit's copy of it (the "
-                    f"skeleton)")
+                    f"build.log): the kit's copy of it (the skeleton) stands in for it, so its "
+                    f"bonus TODOs score nothing")
         copy.write_bytes((lab.dir / name).read_bytes())
         self.echo(f"{lab.id}: compiling {lab.student_file} and the kit's {name}")
         step = build.compile_student(tc, iso, lab, copy, obj, roots, first=student_copy)
