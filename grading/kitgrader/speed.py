@@ -5,12 +5,14 @@ One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_m
 grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
 result, and drives two executors (grading/runtime/remote.h), one linked with the reference solution's
 object and one with the student's, both in the sandbox, each started once. Each side runs
-ROUNDS rounds, in the order reference, student, student, reference: the student's executor
-starts after the reference's first round and has ended before the reference's last, so the
-student's code never runs while the reference is timed. A round is a side's timed repetitions
-(one per input, the same inputs for both sides) and reports their median through the result
-channel, with the CPU time of the side's executor over them, measured from outside; the best
-round of each side is kept, and
+ROUNDS rounds, in the order reference, reference, student x 3, reference: the student's
+executor starts after the reference's first rounds and has ended before the reference's last,
+so the student's code never runs while the reference is timed. A round is a side's timed
+repetitions (one per input) and reports their median through the result channel, with the CPU
+time of the side's executor over them, measured from outside. Every round has fresh inputs,
+the same for round k of both sides, so a result kept from an earlier round (by a fingerprint
+of its input) serves nothing; and each side's time is the median of its rounds' medians, which
+one lucky or slow round cannot move:
 
     ratio = student's time / reference's time
     points = full              when ratio <= full_ratio (1.25 by default)
@@ -27,13 +29,14 @@ executors per lab, most of whose time went into starting them.)
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from . import cpu
 from .rubric import CpuRule
 from .run import batch_notes, describe_signal, read_channel, run_limited
 
-ROUNDS = 2
+ROUNDS = 3
 SIDES = ("reference", "student")
 
 
@@ -115,14 +118,15 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
             "--reference-words", str(len(reference_executor)), "--",
             *reference_executor, *student_executor]
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
-           "run (reference, then student, then reference), best of each side"]
+           "run (reference, then student, then reference), fresh inputs in each round, the "
+           "median round of each side"]
     result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True)
     notes = batch_notes(result)
     running = "reference"
     for text in notes.get("run", []):
         if text.split()[:1] and text.split()[0] in SIDES:
             running = text.split()[0]
-    best = {who: None for who in SIDES}
+    times = {who: [] for who in SIDES}
     least_cpu = {who: None for who in SIDES}
     for text in notes.get("round", []):
         done = parse_round(text)
@@ -131,15 +135,14 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
         log.append(f"round {done.number} {done.who}: {done.ms:.3f} ms, CPU "
                    f"{done.cpu_ms if done.cpu_ms is not None else 'unknown'} ms (the round took "
                    f"{done.seconds:.2f} s)")
-        if best[done.who] is None or done.ms < best[done.who]:
-            best[done.who] = done.ms
+        times[done.who].append(done.ms)
         if done.cpu_ms is not None and (least_cpu[done.who] is None
                                         or done.cpu_ms < least_cpu[done.who]):
             least_cpu[done.who] = done.cpu_ms
     failed = failure(result, read_channel(result), running, time_limit)
-    if failed is None and None in best.values():
+    if failed is None and not all(times.values()):
         failed = ("reference", "the timed driver reported no round of "
-                  + " or ".join(who for who in SIDES if best[who] is None))
+                  + " or ".join(who for who in SIDES if not times[who]))
     log.append(f"the timed run took {result.elapsed:.2f} s")
     if failed:
         who, message = failed
@@ -158,9 +161,10 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
     if too_much:
         log.append(too_much)
         return SpeedResult(False, message=f"no speed points: {too_much}", log="\n".join(log))
-    reference_ms = max(best["reference"], 1e-6)
-    ratio = best["student"] / reference_ms
-    log.append(f"best: student {best['student']:.3f} ms, reference {reference_ms:.3f} ms, "
+    student_ms = statistics.median(times["student"])
+    reference_ms = max(statistics.median(times["reference"]), 1e-6)
+    ratio = student_ms / reference_ms
+    log.append(f"median round: student {student_ms:.3f} ms, reference {reference_ms:.3f} ms, "
                f"ratio {ratio:.2f}")
-    return SpeedResult(True, ratio=ratio, student_ms=best["student"], reference_ms=reference_ms,
+    return SpeedResult(True, ratio=ratio, student_ms=student_ms, reference_ms=reference_ms,
                        log="\n".join(log))

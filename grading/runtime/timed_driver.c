@@ -17,15 +17,18 @@
  * One process times both sides, on the same inputs, so that each input is made once and the
  * student's executor starts once (its sandbox, its CUDA context, its kernels loaded, its
  * warm-up; the reference's starts twice, see the order below):
- * - The inputs: one for an untimed warm-up, then R, from seeds S, S + 1, ..., S + R,
- *   generated here with a fingerprint of each, keyed with a secret of this process (the lab's
- *   code, in another process, never sees it).
+ * - The inputs: one for an untimed warm-up, then R for each of the K rounds, from seeds
+ *   S, S + 1, ..., S + K * R, generated here with a fingerprint of each, keyed with a secret
+ *   of this process (the lab's code, in another process, never sees it). Round k of either
+ *   side sorts the inputs 1 + (k - 1) * R ... k * R: every round gets fresh inputs, the same
+ *   for both sides, so nothing a side keeps from one round (a result kept by a fingerprint
+ *   of its input) can serve a later one.
  * - Each side is driven by a process of its own, forked from this one before anything here
  *   touched CUDA: it has the lab driver's state to itself (NAME_main.c keeps scratch buffers
  *   between calls, and a buffer belongs to one executor) and its own buffers, which only its
  *   executor maps. It answers this process one line per request.
- * - A round is R timed runs of one side, one on each input (a side's first round runs the
- *   warm-up first). A run's time is the host's clock from the call to the end of the copy of
+ * - A round is R timed runs of one side, one on each of its inputs (a side's first round runs
+ *   the warm-up first). A run's time is the host's clock from the call to the end of the copy of
  *   its result back to the host (so work left running on any stream, or left for the copy to
  *   do, is counted). Every run's output is checked: sorted, and the same keys by the
  *   fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer
@@ -213,7 +216,7 @@ typedef struct {
 /* The inputs, made once by this process before it asks for a round, in memory its forks
  * share (MAP_SHARED): generated while the reference's executor starts. */
 typedef struct {
-    size_t n, runs;     /* runs: the warm-up's input, then one per timed run */
+    size_t n, runs;     /* runs: the warm-up's input, then one per timed run of each round */
     uint64_t secret;    /* the fingerprints' key: it never leaves the kit's processes */
     uint64_t *expected; /* each input's fingerprint */
     unsigned int *keys; /* input r is keys + r * n */
@@ -304,8 +307,9 @@ static int sort_once(side_state *st, size_t r, double *ms, char *answer, size_t 
     return 0;
 }
 
-/* A round: "ok MEDIAN_MS MIN_MS CPU_MS", or why not, in @p answer. */
-static void timed_round(side_state *st, char *answer, size_t size)
+/* Round @p round (1, 2, ...: its inputs): "ok MEDIAN_MS MIN_MS CPU_MS", or why not, in
+ * @p answer. */
+static void timed_round(side_state *st, size_t round, char *answer, size_t size)
 {
     double ms;
     size_t reps = st->o->reps;
@@ -320,8 +324,9 @@ static void timed_round(side_state *st, char *answer, size_t size)
         st->warmed = 1;
     }
     double cpu_before = kit_remote_executor_cpu_ms();
-    for (size_t r = 1; r <= reps; r++) {
-        if (sort_once(st, r, &st->times[r - 1], answer, size) != 0) {
+    size_t first = 1 + (round - 1) * reps;
+    for (size_t r = 0; r < reps; r++) {
+        if (sort_once(st, first + r, &st->times[r], answer, size) != 0) {
             return;
         }
     }
@@ -356,7 +361,8 @@ static void stop_now(int sig)
 }
 
 /* The process of one side: starts its executor (@p command) and answers each request on
- * @p fd: 'r' a round, 'e' (or the end of the socket) the end of its executor, measured as at
+ * @p fd: 'r' and a byte K, round K, 'e' (or the end of the socket) the end of its executor,
+ * measured as at
  * the end of a test (did it open the GPU at all? asked of the student's alone, @p check_gpu:
  * the reference's is the kit's own, and it ends between rounds too), then it exits. */
 static void run_side(char **command, int fd, const options *o, const inputs *in, int check_gpu)
@@ -394,8 +400,16 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
             }
             exit(0);
         }
+        unsigned char round = 0;
+        do {
+            got = read(fd, &round, 1);
+        } while (got < 0 && errno == EINTR);
         char answer[800];
-        timed_round(&st, answer, sizeof answer);
+        if (got != 1 || round < 1 || round > o->rounds) {
+            snprintf(answer, sizeof answer, "error round %u asked of %zu", round, o->rounds);
+        } else {
+            timed_round(&st, round, answer, sizeof answer);
+        }
         reply(fd, answer);
     }
 }
@@ -492,7 +506,10 @@ static int reap_side(side *s, int ms)
  * answer: 0 with the line in @p answer, or -1 when the side failed (side_failed()). */
 static int ask(side *s, char request, double limit_s, char *answer, size_t size)
 {
-    if (send(s->fd, &request, 1, MSG_NOSIGNAL) != 1) {
+    /* A round's request names it: 'r' and the side's round number (its inputs). */
+    char message[2] = {request, (char)s->rounds};
+    size_t length = request == 'r' ? 2 : 1;
+    if (send(s->fd, message, length, MSG_NOSIGNAL) != (ssize_t)length) {
         answer[0] = '\0'; /* it has ended: what it ended with is read below */
     }
     size_t len = 0;
@@ -678,10 +695,10 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         return finish(KIT_EXIT_NO_GPU, "failed", "reference error no usable GPU: %s", why);
     }
     inputs in;
-    if (map_inputs(&in, o.n, o.reps + 1) != 0) {
+    size_t runs = 1 + o.reps * o.rounds;
+    if (map_inputs(&in, o.n, runs) != 0) {
         return finish(KIT_EXIT_USAGE, "failed",
-                      "reference error out of host memory for n = %zu and %zu runs", o.n,
-                      o.reps + 1);
+                      "reference error out of host memory for n = %zu and %zu runs", o.n, runs);
     }
     size_t first = (o.rounds + 1) / 2;
     side *reference = &sides[REFERENCE], *student = &sides[STUDENT];
