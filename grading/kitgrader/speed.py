@@ -5,14 +5,16 @@ One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_m
 grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
 result, and drives two executors (grading/runtime/remote.h), one linked with the reference solution's
 object and one with the student's, both in the sandbox, each started once. Each side runs
-ROUNDS rounds, in the order reference, reference, student x 3, reference: the student's
-executor starts after the reference's first rounds and has ended before the reference's last,
-so the student's code never runs while the reference is timed. A round is a side's timed
+ROUNDS rounds, in the order reference, student, student, reference: the student's executor
+starts after the reference's first round and has ended before the reference's last, so the
+student's code never runs while the reference is timed (and a drift of the GPU's clocks over
+the run weighs on both sides alike). A round is a side's timed
 repetitions (one per input) and reports their median through the result channel, with the CPU
 time of the side's executor over them, measured from outside. Every round has fresh inputs,
 the same for round k of both sides, so a result kept from an earlier round (by a fingerprint
-of its input) serves nothing; and each side's time is the median of its rounds' medians, which
-one lucky or slow round cannot move:
+of its input) serves nothing; and each side's time is the mean of its rounds' medians (the
+median of its rounds: with two, their mean), where the best round counted before, so a lucky
+round moves it half as much:
 
     ratio = student's time / reference's time
     points = full              when ratio <= full_ratio (1.25 by default)
@@ -36,7 +38,7 @@ from . import cpu
 from .rubric import CpuRule
 from .run import batch_notes, describe_signal, read_channel, run_limited
 
-ROUNDS = 3
+ROUNDS = 2
 SIDES = ("reference", "student")
 
 
@@ -119,7 +121,7 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
             *reference_executor, *student_executor]
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
            "run (reference, then student, then reference), fresh inputs in each round, the "
-           "median round of each side"]
+           "mean of each side's rounds"]
     result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True)
     notes = batch_notes(result)
     running = "reference"
@@ -164,7 +166,7 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
     student_ms = statistics.median(times["student"])
     reference_ms = max(statistics.median(times["reference"]), 1e-6)
     ratio = student_ms / reference_ms
-    log.append(f"median round: student {student_ms:.3f} ms, reference {reference_ms:.3f} ms, "
+    log.append(f"rounds' mean: student {student_ms:.3f} ms, reference {reference_ms:.3f} ms, "
                f"ratio {ratio:.2f}")
     return SpeedResult(True, ratio=ratio, student_ms=student_ms, reference_ms=reference_ms,
                        log="\n".join(log))
