@@ -157,19 +157,21 @@ def main():
         config = read_config(args.config)
         check_bridge(config, args.config)
         data, table = ask_host(config, Path(args.config).parent, Path(args.submission), work)
+        why = f"the course's GPU host did not answer ({table})"
     except (OSError, ValueError) as err:
-        data, table = None, f"the bridge's settings: {err}"
+        data, table = None, str(err)
+        why = (f"the autograder's link to the course's GPU host is not set up ({err}): tell "
+               "your instructor")
     if data is not None:
         print(table)
     else:
-        host = "the course's GPU host"
-        print(f"not graded yet: {host} did not answer ({table})")
+        print(f"not graded yet: {why}")
         here = checked_here(Path(args.kit), Path(args.submission), work)
         data = {"score": 0.0, "tests": [], "stdout_visibility": "visible",
-                "output": (f"Not graded yet: {host} did not answer ({table}). Your submission "
-                           "is kept: your instructor will grade it when the host is back, and "
-                           "this score of 0 is not your grade.\n\nMeanwhile, what could be "
-                           "checked here, without a GPU (no points):\n" + here)}
+                "output": (f"Not graded yet: {why}. Your submission is kept: your instructor "
+                           "will grade it when the host is back, and this score of 0 is not "
+                           "your grade.\n\nMeanwhile, what could be checked here, without a "
+                           "GPU (no points):\n" + here)}
     (results / "results.json").write_text(json.dumps(data, indent=2))
     return 0
 
