@@ -666,17 +666,36 @@ struct chain_state {
     unsigned sum[CHAIN_BLOCKS];
 };
 
-/* Tile numbers from a counter, so that a tile waits only for tiles whose blocks started first;
- * thread 0 spins on its predecessor's flag with plain volatile reads (no poll the scheduler
- * sees: it must preempt it), while the predecessor publishes only after three barriers. */
-__global__ void chain_volatile_kernel(chain_state *c, unsigned *out)
+/* Thread 0 takes the block's tile number from the counter (blocks that start first get the
+ * lower ones); every thread of the block gets it. */
+__device__ unsigned chain_take_tile(chain_state *c)
 {
     __shared__ unsigned tile;
     if (threadIdx.x == 0) {
         tile = atomicAdd(&c->counter, 1u);
     }
     __syncthreads();
-    unsigned t = tile, before = 0;
+    return tile;
+}
+
+/* Thread 0 publishes tile t's inclusive sum, then (after a fence) its flag, and writes it out. */
+__device__ void chain_publish(chain_state *c, unsigned t, unsigned before, unsigned *out)
+{
+    if (threadIdx.x == 0) {
+        volatile chain_state *v = c;
+        v->sum[t] = before + t + 1u;
+        __threadfence();
+        v->flag[t] = 1u;
+        out[t] = before + t + 1u;
+    }
+}
+
+/* Tile numbers from a counter, so that a tile waits only for tiles whose blocks started first;
+ * thread 0 spins on its predecessor's flag with plain volatile reads (no poll the scheduler
+ * sees: it must preempt it), while the predecessor publishes only after three barriers. */
+__global__ void chain_volatile_kernel(chain_state *c, unsigned *out)
+{
+    unsigned t = chain_take_tile(c), before = 0;
     volatile chain_state *v = c;
     if (threadIdx.x == 0 && t > 0) {
         while (v->flag[t - 1] == 0) {
@@ -686,24 +705,14 @@ __global__ void chain_volatile_kernel(chain_state *c, unsigned *out)
     for (int i = 0; i < 3; i++) {
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
-        v->sum[t] = before + t + 1u;
-        __threadfence();
-        v->flag[t] = 1u;
-        out[t] = before + t + 1u;
-    }
+    chain_publish(c, t, before, out);
 }
 
 /* The same with the look-back of Lab 04's single-pass scan: warp 0 polls with a vote and
  * __nanosleep. */
 __global__ void chain_polling_kernel(chain_state *c, unsigned *out)
 {
-    __shared__ unsigned tile;
-    if (threadIdx.x == 0) {
-        tile = atomicAdd(&c->counter, 1u);
-    }
-    __syncthreads();
-    unsigned t = tile, before = 0;
+    unsigned t = chain_take_tile(c), before = 0;
     volatile chain_state *v = c;
     if (threadIdx.x < 32 && t > 0) {
         for (;;) {
@@ -716,12 +725,7 @@ __global__ void chain_polling_kernel(chain_state *c, unsigned *out)
         before = v->sum[t - 1];
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        v->sum[t] = before + t + 1u;
-        __threadfence();
-        v->flag[t] = 1u;
-        out[t] = before + t + 1u;
-    }
+    chain_publish(c, t, before, out);
 }
 
 /* The tile is blockIdx.x: right only if blocks start in index order, which CUDA does not
@@ -758,12 +762,7 @@ __global__ void chain_blockidx_volatile_kernel(chain_state *c, unsigned *out)
         before = v->sum[t - 1];
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        v->sum[t] = before + t + 1u;
-        __threadfence();
-        v->flag[t] = 1u;
-        out[t] = before + t + 1u;
-    }
+    chain_publish(c, t, before, out);
 }
 
 static int run_chain(void (*kernel)(chain_state *, unsigned *))
