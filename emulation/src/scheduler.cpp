@@ -214,6 +214,7 @@ struct shared_instance {
 
 struct block {
     uint3 idx;
+    unsigned long long linear; /* the index of the block in its grid */
     std::vector<fiber> fibers;
     unsigned live, at_barrier, at_grid, at_warp, at_activemask, exited;
     int barrier_count; /* how many waiters had a true predicate, at the last release */
@@ -1644,6 +1645,7 @@ static bool run_blocks(std::vector<block *> &set, rng &order_rng, block_feed *fe
 static void block_start(block *b, const launch_state *l, unsigned long long linear)
 {
     unsigned threads = l->blk.x * l->blk.y * l->blk.z;
+    b->linear = linear;
     b->idx.x = (unsigned)(linear % l->grid.x);
     b->idx.y = (unsigned)(linear / l->grid.x % l->grid.y);
     b->idx.z = (unsigned)(linear / ((unsigned long long)l->grid.x * l->grid.y));
@@ -1979,13 +1981,8 @@ static cudaError_t launch_from_device(const void *func, const config &c, invoke_
     if (err != cudaSuccess) {
         report_config(l, err);
     } else {
-        const thread_state &t = f->ts;
-        unsigned long long block = t.block_idx.x + (unsigned long long)t.grid_dim.x *
-                                                       (t.block_idx.y + (unsigned long long)
-                                                                            t.grid_dim.y *
-                                                                            t.block_idx.z);
-        err = device_launch_enqueue(func, c, invoke, std::move(issued_closure), block, file,
-                                    line);
+        err = device_launch_enqueue(func, c, invoke, std::move(issued_closure), f->blk->linear,
+                                    file, line);
     }
     if (err != cudaSuccess) {
         f->ts.last_error = err;
