@@ -137,6 +137,22 @@ def run_autograder(root, timeout=900):
     return proc, json.loads(results.read_text()) if results.exists() else None
 
 
+def local_results(build, submission, out, env=None):
+    """results.json of a local grade of `submission` (the fixture kit's labs, no GPU check)."""
+    subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build", str(build),
+                    "--kit-root", str(FIXTURE_KIT), "--no-gpu-check", "--out", str(out),
+                    str(submission)], capture_output=True, env=env)
+    return json.loads((out / "results.json").read_text())
+
+
+def assert_same_grade(case, data, local):
+    """The bridge's results.json grades as the local one does: the score and every test's."""
+    case.assertGreater(local["score"], 0)
+    case.assertEqual(data["score"], local["score"], data.get("output"))
+    case.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
+                     [(t["name"], t["score"]) for t in local["tests"]])
+
+
 def ssh(*words, request="grade 60", data=b""):
     command = ["ssh", "-T", "-F", "/dev/null", "-i", str(STATE["key"]), "-p", str(STATE["port"]),
                "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
@@ -152,16 +168,8 @@ class Bridge(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIsNotNone(data, proc.stdout + proc.stderr)
         self.assertEqual(spec_problems(data), [])
-        local = STATE["tmp"] / "local-good"
-        subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build",
-                        str(STATE["build"]), "--kit-root", str(FIXTURE_KIT), "--out", str(local),
-                        str(submission)], capture_output=True,
-                       env=dict(os.environ, KIT_GRADER_NO_GPU_CHECK="1"))
-        mine = json.loads((local / "results.json").read_text())
-        self.assertGreater(mine["score"], 0)
-        self.assertEqual(data["score"], mine["score"])
-        self.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
-                         [(t["name"], t["score"]) for t in mine["tests"]])
+        assert_same_grade(self, data, local_results(STATE["build"], submission,
+                                                    STATE["tmp"] / "local-good"))
         self.assertNotIn(str(STATE["tmp"] / "spool"), json.dumps(data))  # the host's folders
         self.assertEqual(list((STATE["tmp"] / "spool").iterdir()), [])  # cleaned
 

@@ -221,14 +221,8 @@ class OnACluster(unittest.TestCase):
             sshd.terminate()
             sshd.wait()
         self.assertIsNotNone(data, proc.stdout + proc.stderr)
-        local = self.tmp / "local-good"
-        subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build", str(self.build),
-                        "--kit-root", str(TESTS / "fixture_kit"), "--no-gpu-check", "--out",
-                        str(local), str(HOST / "good")], capture_output=True, env=self.env)
-        mine = json.loads((local / "results.json").read_text())
-        self.assertEqual(data["score"], mine["score"], data.get("output"))
-        self.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
-                         [(t["name"], t["score"]) for t in mine["tests"]])
+        test_bridge.assert_same_grade(self, data, test_bridge.local_results(
+            self.build, HOST / "good", self.tmp / "local-good", env=self.env))
 
     def test_class_through_slurm(self):
         local, out = self.tmp / "local", self.tmp / "slurm"
