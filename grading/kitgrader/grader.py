@@ -34,10 +34,10 @@ from pathlib import Path
 from . import GraderError, NoGpu
 import threading
 
-from . import build, cpu, emulated, forbidden, gpu, includes, sandbox, sanitize, speed
+from . import build, cpu, emulated, evidence, forbidden, gpu, includes, sandbox, sanitize, speed
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
-from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, NOT_CHECKED, REJECTED,
-                      LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
+from .results import (COMPILE_ERROR, FORBIDDEN, GRADED, LINK_ERROR, MISSING, NOT_CHECKED,
+                      REJECTED, LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
 from .rubric import check_against_tests
 from .run import (CRASHED, FAILED, OUTPUT_LIMIT, PASSED, SKIPPED, TIMEOUT, NOT_RUN, TestRun,
                   list_tests, run_batch, run_test)
@@ -222,10 +222,11 @@ class GradingContext:
 
     def batched(self, lab, test):
         """Whether a test may share its process and executor with others of its suite: not
-        the long ones (they balance the pool better alone), not those whose CPU time is judged
-        (their budget is per process, and their buffers live in the verdict process)."""
-        return (self.options.batch_tests and "large" not in test.name
-                and not lab.rubric.cpu.applies(test.id))
+        the long ones (they balance the pool better alone, and their buffers live in the
+        verdict process, grader._test_env). Whether its CPU time is judged plays no part, so
+        that the student's process cannot tell a judged test by how it runs (a test of a
+        batch has its own CPU time, measured from where the one before it ended)."""
+        return self.options.batch_tests and not is_large(test)
 
     def include_roots(self, lab):
         """Where a compile's headers may come from, as the sandbox names them."""
@@ -263,6 +264,11 @@ class GradingContext:
         if self.options.time_limit:
             return self.options.time_limit
         return lab.rubric.time_limit(suite)
+
+
+def is_large(test):
+    """A lab's long tests, on much data, are named "large_..." (DESIGN.md)."""
+    return "large" in test.name
 
 
 class SubmissionGrader:
@@ -693,6 +699,7 @@ class SubmissionGrader:
         try:
             started = time.monotonic()
             self._confirm_cpu(lab, executor, work, result)
+            evidence.gate_on_judged(lab.rubric, result)
             timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
             started = time.monotonic()
             self._speed(lab, plan, executor, logs, result)
@@ -709,15 +716,16 @@ class SubmissionGrader:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def _test_env(self, lab, test):
-        """The environment of a test's processes. Where the rubric judges CPU time, the verdict
-        process holds the test's buffers (grading/runtime/shared_memory.h), so that the executor's CPU
-        time is the student's work alone; elsewhere they live in the executor
-        (KIT_DATA_PLANE=executor), as under compute-sanitizer. There the CPU time is not
-        judged, so the shared buffers would prove nothing, and they cost a second CUDA context
-        per test, whose creation the driver serializes across processes, and a switch between
-        contexts at every copy: with eight tests at once, that made many-call tests ten times
-        slower than in-process."""
-        if lab.rubric.cpu.applies(test.id):
+        """The environment of a test's processes. In a large test the verdict process holds
+        the test's buffers (grading/runtime/shared_memory.h), so that the executor's CPU time is
+        the student's work alone, not the moving of much data; in the others they live in the
+        executor (KIT_DATA_PLANE=executor), as under compute-sanitizer: there the data is
+        small, and the shared buffers would cost a second CUDA context per test, whose
+        creation the driver serializes across processes, and a switch between contexts at
+        every copy (with eight tests at once, that made many-call tests ten times slower).
+        Where the buffers live follows the test's size alone, which the student's code sees
+        anyway, never whether its CPU time is judged (evidence.py)."""
+        if is_large(test):
             return self.env
         return dict(self.env, KIT_DATA_PLANE="executor")
 
@@ -735,7 +743,8 @@ class SubmissionGrader:
             return
         if not cpu.needs_reference(lab.rubric.cpu, used):
             return
-        reference = self.ctx.reference_cpu_ms(lab, test, self.env, self.isolation)
+        reference = self.ctx.reference_cpu_ms(lab, test, self._test_env(lab, test),
+                                              self.isolation)
         run.details["reference_cpu_ms"] = reference
         if cpu.over_budget(lab.rubric.cpu, used, reference):
             run.details["cpu_suspect"] = True
@@ -752,9 +761,10 @@ class SubmissionGrader:
         for suite, run in suspects:
             limit = self.ctx.test_limit(lab, run.test.suite)
             command = build.executor_command(self.isolation, executor, limit)
-            again, _ = run_test(verdict_binary(lab), run.test, time_limit=limit, env=self.env,
+            env = self._test_env(lab, run.test)
+            again, _ = run_test(verdict_binary(lab), run.test, time_limit=limit, env=env,
                                 cwd=work, executor=command)
-            reference = self.ctx.reference_cpu_ms(lab, run.test, self.env, self.isolation,
+            reference = self.ctx.reference_cpu_ms(lab, run.test, env, self.isolation,
                                                  fresh=True)
             used = [u for u in (run.details.get("cpu_ms"), again.details.get("cpu_ms"))
                     if isinstance(u, float)]
@@ -771,26 +781,43 @@ class SubmissionGrader:
                 caught.append(run)
         if not caught:
             return
-        first = caught[0]
-        for suite in result.suites.values():
-            for run in suite.runs:
-                if run.status == PASSED:
-                    run.status = FAILED
-                    run.message = (f"not scored: in {first.test.id} your code did the work on the "
-                                   "host (its CPU time), so the grader cannot tell which of this "
-                                   "lab's answers the GPU computed")
+        evidence.withdraw_lab(result, f"not scored: in {caught[0].test.id} your code did the "
+                                      "work on the host (its CPU time), so the grader cannot "
+                                      "tell which of this lab's answers the GPU computed")
 
     def _speed(self, lab, plan, executor, logs, result):
         outcome = result.speed
+        timed = evidence.timed_suites(lab.rubric, result.suites)
         if outcome is None or plan.reference_executor is None:
+            if timed and result.status == GRADED:
+                result.notes.append(f"the timed run was not made here (no reference solution "
+                                    f"or speed): {', '.join(timed)} counted without its evidence")
             return
         rule = lab.rubric.speed
+        # Made for the evidence alone (no points) when a suite rests on it and passed a test.
+        for_evidence = any(result.suites[name].passed for name in timed)
         if not result.correct_for_speed():
             needed = ", ".join(lab.rubric.required_for_speed())
             outcome.message = f"not measured: needs every test of {needed} to pass"
+            if not for_evidence:
+                return
+            outcome.message = f"no points: needs every test of {needed} to pass"
+            self._speed_evidence(lab, plan, executor, logs, result, points=False)
             return
         if self._out_of_time():
             outcome.message = "not measured: this submission used up its grading time"
+            evidence.withdraw_timed(lab.rubric, result, "your submission used up its grading "
+                                                        "time before its sort was timed")
+            return
+        self._speed_evidence(lab, plan, executor, logs, result, points=True)
+
+    def _speed_evidence(self, lab, plan, executor, logs, result, points):
+        """The timed run: speed points when `points`, and the evidence of the suites that rest
+        on it (evidence.py)."""
+        outcome, rule = result.speed, lab.rubric.speed
+        if self._out_of_time():
+            evidence.withdraw_timed(lab.rubric, result, "your submission used up its grading "
+                                                        "time before its sort was timed")
             return
         self.echo(f"{lab.id}: speed")
         iso, timed = self.isolation, timed_binary(lab)
@@ -804,15 +831,35 @@ class SubmissionGrader:
         if not measured.measured:
             if measured.message.startswith("the reference"):
                 outcome.max_points = 0.0  # not the student's fault: not counted
-            outcome.message = f"not measured: {measured.message}"
+                if evidence.timed_suites(lab.rubric, result.suites):
+                    result.notes.append("the reference could not be timed: the timed run's "
+                                        "evidence was not checked")
+            else:
+                evidence.withdraw_timed(lab.rubric, result,
+                                        f"the timed run of your sort failed ({measured.message})")
+            prefix = "not measured" if points else "no points, and the timed run failed"
+            outcome.message = f"{prefix}: {measured.message}"
+            return
+        timing = (f"{measured.ratio:.2f}x the reference's time ({measured.student_ms:.2f}"
+                  f" ms vs {measured.reference_ms:.2f} ms")
+        if evidence.below_floor(rule, measured.ratio):
+            outcome.message = (f"no points: {timing}), faster than the lab's GPU work can be "
+                               f"(the floor is {rule.floor_ratio:g}x): the sort ran on the host")
+            evidence.withdraw_lab(result, f"not scored: the timed run of your sort took {timing})"
+                                          f", less than the GPU needs for this lab's work "
+                                          f"(at least {rule.floor_ratio:g}x), so the grader "
+                                          "cannot tell which of this lab's answers the GPU "
+                                          "computed")
+            return
+        if not points:
+            outcome.message += f" (timed for the evidence of your GPU work: {timing}))"
             return
         outcome.ratio = measured.ratio
         outcome.student_ms, outcome.reference_ms = measured.student_ms, measured.reference_ms
         outcome.points = speed.speed_points(measured.ratio, rule.points, rule.full_ratio,
                                             rule.zero_ratio)
-        outcome.message = (f"{measured.ratio:.2f}x the reference's time ({measured.student_ms:.2f}"
-                           f" ms vs {measured.reference_ms:.2f} ms; full points up to "
-                           f"{rule.full_ratio:g}x, none from {rule.zero_ratio:g}x)")
+        outcome.message = (f"{timing}; full points up to {rule.full_ratio:g}x, none from "
+                           f"{rule.zero_ratio:g}x)")
 
     def _sanitize(self, lab, plan, executor, work, logs, result):
         rule = lab.rubric.sanitizer

@@ -80,6 +80,8 @@ class SpeedRule:
     zero_ratio: float = 3.0
     time_limit_s: float = 120.0
     visibility: str = "visible"
+    # Below it the timed run cannot have been the lab's GPU work (evidence.py); None: no floor.
+    floor_ratio: float = None
 
 
 @dataclass
@@ -281,7 +283,7 @@ def _suite_rule(r, name, spec):
 def _speed_rule(r, spec, suites):
     """The speed rule; the suites it requires must be among `suites`, the rubric's."""
     r.keys(spec, "speed", ["points", "args", "requires", "full_ratio", "zero_ratio",
-                           "time_limit_s", "visibility"])
+                           "time_limit_s", "visibility", "floor_ratio"])
     if "args" not in spec:
         r.fail("speed", "needs 'args', the lab driver's options (like [\"-n\", \"2^20\"])")
     rule = SpeedRule(
@@ -293,7 +295,11 @@ def _speed_rule(r, spec, suites):
         zero_ratio=r.number(spec, "zero_ratio", "speed", 3.0, 1.0),
         time_limit_s=r.number(spec, "time_limit_s", "speed", 120.0, 1),
         visibility=r.visibility(spec, "speed"),
+        floor_ratio=(r.number(spec, "floor_ratio", "speed", None, 0.0)
+                     if "floor_ratio" in spec else None),
     )
+    if rule.floor_ratio is not None and not 0 < rule.floor_ratio < 1:
+        r.fail("speed.floor_ratio", "must be between 0 and 1 (a fraction of the reference's time)")
     if rule.zero_ratio <= rule.full_ratio:
         r.fail("speed.zero_ratio", "must be larger than full_ratio")
     for suite in rule.requires or []:

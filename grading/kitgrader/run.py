@@ -561,6 +561,26 @@ def batch_notes(result):
 NOTE_DONE = re.compile(r"^(?P<id>\S+) (?P<status>pass|fail|skip) (?P<ms>\d+)$")
 
 
+def notes_by_test(result):
+    """A batch's notes, test by test: those from its `start` note to its `done` note (the
+    verdict process notes each test's CPU time there, measured from where the one before
+    ended), as a Channel per test id."""
+    tests, current = {}, None
+    for line in result.channel_lines():
+        token, _, rest = line.partition(" ")
+        if token != result.token or not rest.startswith("note "):
+            break
+        key, _, text = rest[len("note "):].partition(" ")
+        if key == "start":
+            current = text
+            tests[current] = Channel(True)
+        elif current is not None:
+            tests[current].notes.setdefault(key, []).append(text)
+        if key == "done":
+            current = None
+    return tests
+
+
 def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
     """What a batch's process (run_batch) tells of each of its tests: a TestRun for each test
     the runner ended (its `done` note) and for the one it was running when the process ended
@@ -568,6 +588,7 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
     were not reached and have none. Notes count without the result line: only the kit's
     runner holds the channel and its token (the student's process never gets them)."""
     notes = batch_notes(result)
+    per_test = notes_by_test(result)
     done = {}
     for text in notes.get("done", []):
         match = NOTE_DONE.match(text)
@@ -578,8 +599,10 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
     for test in tests:
         if test.id in done:
             status, elapsed = done[test.id]
+            own = per_test.get(test.id, Channel(True))
             run = TestRun(test=test, status=PASSED, elapsed=elapsed, output=result.output,
-                          details={"batch": len(tests)})
+                          details={"batch": len(tests), "cpu_ms": noted_cpu_ms(own),
+                                   "plane": (own.notes.get("plane") or [None])[-1]})
             if status == "fail":
                 run.status = FAILED
                 run.message = (noted_failure(Channel(True, notes=notes), test.id)

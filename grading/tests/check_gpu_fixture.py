@@ -11,6 +11,8 @@ says how it is written). Either way the file graded is written to OUT/submission
 first; a change that no longer applies to the solution is a FAIL naming the fixture.
 expect.json:
     about                      one line on what the fixture shows
+    lab                        the lab it is a submission of (default 01-oddeven); its student
+                               file and solution are that lab's
     grade                      grade this folder of the kit instead (e.g. "solutions", "labs")
     options                    more grading/grade options (e.g. ["--sanitize"])
     lab_status                 graded | forbidden | compile error | ...
@@ -40,12 +42,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAB = "01-oddeven"
+DEFAULT_LAB = "01-oddeven"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 
 EXPECT_KEYS = {
-    "about", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
+    "about", "lab", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
     "tests", "suites_pass", "suites_zero", "some_test_output_matches", "speed_below_max",
     "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check",
 }
@@ -54,10 +56,12 @@ EXPECT_KEYS = {
 def check(expect, results):
     """The list of what is wrong (empty when the fixture behaved as expected)."""
     problems = []
-    lab = results["extra_data"]["labs"].get(LAB)
+    lab_id = expect.get("lab", DEFAULT_LAB)
+    lab = results["extra_data"]["labs"].get(lab_id)
     if lab is None:
-        return [f"no {LAB} in results.json"]
-    tests = {t["name"][len(LAB) + 1:]: t for t in results["tests"] if t["name"].startswith(LAB)}
+        return [f"no {lab_id} in results.json"]
+    tests = {t["name"][len(lab_id) + 1:]: t for t in results["tests"]
+             if t["name"].startswith(lab_id)}
     if "lab_status" in expect and lab["status"] != expect["lab_status"]:
         problems.append(f"lab status {lab['status']!r}, expected {expect['lab_status']!r}"
                         f" ({lab['message'][:200]})")
@@ -131,9 +135,10 @@ def check(expect, results):
     return problems
 
 
-def summary(results):
-    lab = results["extra_data"]["labs"][LAB]
-    tests = {t["name"][len(LAB) + 1:]: t for t in results["tests"] if t["name"].startswith(LAB)}
+def summary(results, lab_id=DEFAULT_LAB):
+    lab = results["extra_data"]["labs"][lab_id]
+    tests = {t["name"][len(lab_id) + 1:]: t for t in results["tests"]
+             if t["name"].startswith(lab_id)}
     words = [f"{lab['score']:g}/{lab['max_score']:g} ({lab['status']})"]
     failed = [n for n, t in tests.items() if t["status"] == "failed" and "/" in n]
     if failed:
@@ -159,17 +164,18 @@ def main():
         print(f"FAIL {name}: expect.json has keys this checker does not know: {unknown}")
         return 1
     out = Path(args.out or Path(args.build) / "gpu-fixtures" / name)
+    lab = expect.get("lab", DEFAULT_LAB)
     if "grade" in expect:
         submission = ROOT / expect["grade"]
     else:
         submission = out / "submission"
         try:
-            fixture_patch.write(fixture, submission / fixture_patch.STUDENT_FILE)
+            fixture_patch.write(fixture, submission / fixture_patch.lab_student_file(lab))
         except fixture_patch.FixtureError as err:
             print(f"FAIL {name}: its student file cannot be written: {err}")
             return 1
     command = [sys.executable, str(ROOT / "grading" / "grade"), "-q", "--build", args.build,
-               "--lab", LAB, "--out", str(out), *expect.get("options", []), str(submission)]
+               "--lab", lab, "--out", str(out), *expect.get("options", []), str(submission)]
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -183,7 +189,7 @@ def main():
     results = json.loads(results_path.read_text())
     problems = check(expect, results)
     verdict = "PASS" if not problems else "FAIL"
-    detail = "; ".join(problems) if problems else summary(results)
+    detail = "; ".join(problems) if problems else summary(results, lab)
     print(f"{verdict} {name} ({seconds:.0f} s): {detail}")
     return 0 if not problems else 1
 

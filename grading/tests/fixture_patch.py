@@ -63,6 +63,7 @@ not in tools/, so that neither the student package nor Gradescope's autograder c
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -74,6 +75,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parents[1]
 SOLUTION = ROOT / "solutions" / "01-oddeven" / "oddeven.cu"
 STUDENT_FILE = "oddeven.cu"
+DEFAULT_LAB = "01-oddeven"  # a fixture's expect.json may name another ("lab")
 CHANGE_FILE = "change.cu"
 HOST_FIXTURES = TESTS / "fixtures" / "host"
 HOST_BASES = TESTS / "fixture_kit" / "solutions"  # the solutions host fixtures change
@@ -260,17 +262,33 @@ def changed(change, lines_of, header_only=False):
     return "".join(header) + "".join(line.text for line in without_file_comment(lines))
 
 
-def source(fixture, solution=SOLUTION):
-    """The fixture's student file, as text: its oddeven.cu, or its change.cu applied."""
+def fixture_lab(fixture):
+    """The lab a GPU fixture is a submission of (its expect.json's "lab", else Lab 01)."""
+    expect = Path(fixture) / "expect.json"
+    lab = json.loads(expect.read_text()).get("lab", DEFAULT_LAB) if expect.is_file() \
+        else DEFAULT_LAB
+    return lab
+
+
+def lab_student_file(lab):
+    """A lab's student file, as its rubric names it."""
+    return json.loads((ROOT / "grading" / "rubric" / f"{lab}.json").read_text())["student_file"]
+
+
+def source(fixture, solution=None):
+    """The fixture's student file, as text: its own copy of it, or its change.cu applied to
+    its lab's solution (or to `solution`)."""
     fixture = Path(fixture)
-    own, change = fixture / STUDENT_FILE, fixture / CHANGE_FILE
+    lab = fixture_lab(fixture)
+    name = lab_student_file(lab)
+    solution = solution or ROOT / "solutions" / lab / name
+    own, change = fixture / name, fixture / CHANGE_FILE
     if own.is_file() and change.is_file():
-        raise FixtureError(f"fixture {fixture.name}: has both {STUDENT_FILE} and {CHANGE_FILE}")
+        raise FixtureError(f"fixture {fixture.name}: has both {name} and {CHANGE_FILE}")
     if own.is_file():
         return own.read_text()
     if not change.is_file():
-        raise FixtureError(f"fixture {fixture.name}: has neither {STUDENT_FILE} nor "
-                           f"{CHANGE_FILE}")
+        raise FixtureError(f"fixture {fixture.name}: has neither {name} nor {CHANGE_FILE}")
     try:
         return changed(change, lambda base: base_lines(fixture, base, solution))
     except FixtureError as err:
@@ -279,7 +297,7 @@ def source(fixture, solution=SOLUTION):
         raise FixtureError(f"fixture {fixture.name}: {err}") from None
 
 
-def write(fixture, out, solution=SOLUTION):
+def write(fixture, out, solution=None):
     """Writes the fixture's student file to out (a file path); returns out."""
     text = source(fixture, solution)
     out = Path(out)
@@ -367,8 +385,8 @@ def main():
     parser.add_argument("fixture", help="a folder of grading/tests/fixtures/gpu/ or .../host/")
     parser.add_argument("-o", "--out", help="the file to write (default: standard output); for "
                         "a host fixture, the folder to write (needed)")
-    parser.add_argument("--solution", default=str(SOLUTION),
-                        help="the marked solution a GPU fixture's change applies to")
+    parser.add_argument("--solution", help="the marked solution a GPU fixture's change "
+                        "applies to (default: its lab's, solutions/LAB/FILE)")
     args = parser.parse_args()
     try:
         if Path(args.fixture).resolve().parent == HOST_FIXTURES:

@@ -34,7 +34,6 @@ from kitgrader import build, discover, forbidden  # noqa: E402
 
 BUILD = ROOT / "build"  # --build changes it
 FIXTURES = TESTS / "fixtures" / "gpu"
-LAB = "01-oddeven"
 ARCH = "sm_90"  # one architecture is enough to know the file compiles
 COMPILE_TIMEOUT_S = 300
 
@@ -50,8 +49,9 @@ def expectation(fixture):
 def student_file(fixture):
     """The text the fixture grades: a folder of the kit (its "grade"), or fixture_patch's."""
     grade = expectation(fixture).get("grade")
+    lab = fixture_patch.fixture_lab(fixture)
     if grade:
-        return (ROOT / grade / LAB / "oddeven.cu").read_text()
+        return (ROOT / grade / lab / fixture_patch.lab_student_file(lab)).read_text()
     return fixture_patch.source(fixture)
 
 
@@ -68,18 +68,21 @@ class Built(unittest.TestCase):
     def setUpClass(cls):
         cls.top = Path(tempfile.mkdtemp(prefix="gpu-fixtures-", dir=BUILD))
         toolchain = build.load_toolchain(BUILD / "grading.env").for_gpu(ARCH)
-        flags = [*toolchain.nvccflags, *toolchain.flags_for(LAB), f"-Ilabs/{LAB}", "-Icommon"]
 
         def compile_one(fixture):
+            lab = fixture_patch.fixture_lab(fixture)
+            flags = [*toolchain.nvccflags, *toolchain.flags_for(lab), f"-Ilabs/{lab}",
+                     "-Icommon"]
             folder = cls.top / fixture.name
             folder.mkdir()
+            source = folder / fixture_patch.lab_student_file(lab)
             try:
-                (folder / "oddeven.cu").write_text(student_file(fixture))
+                source.write_text(student_file(fixture))
             except FixtureError as err:
                 return fixture.name, None, f"not written: {err}"
-            obj = folder / "oddeven.o"
-            proc = subprocess.run([toolchain.nvcc, *flags, "-c", str(folder / "oddeven.cu"),
-                                   "-o", str(obj)], cwd=ROOT, capture_output=True, text=True,
+            obj = folder / "student.o"
+            proc = subprocess.run([toolchain.nvcc, *flags, "-c", str(source), "-o", str(obj)],
+                                  cwd=ROOT, capture_output=True, text=True,
                                   timeout=COMPILE_TIMEOUT_S)
             return fixture.name, obj if proc.returncode == 0 else None, proc.stdout + proc.stderr
 
@@ -100,10 +103,10 @@ class Compiles(Built):
                 expect = expectation(fixture)
                 self.assertIn("about", expect)
                 self.assertEqual(set(expect) - check_gpu_fixture.EXPECT_KEYS, set())
-                sources = [name for name in ("oddeven.cu", "change.cu")
-                           if (fixture / name).is_file()]
+                own = fixture_patch.lab_student_file(fixture_patch.fixture_lab(fixture))
+                sources = [name for name in (own, "change.cu") if (fixture / name).is_file()]
                 self.assertEqual(len(sources) + ("grade" in expect), 1,
-                                 "one student file: oddeven.cu, change.cu or \"grade\"")
+                                 f"one student file: {own}, change.cu or \"grade\"")
 
     def test_every_fixture_compiles(self):
         for fixture in fixtures():
@@ -114,17 +117,21 @@ class Compiles(Built):
     def test_object_checks(self):
         """What the grader's allowlist and symbol checks find, where expect.json says."""
         kit = discover.Kit.at(ROOT, BUILD)
-        lab = next(lab for lab in discover.discover_labs(kit) if lab.id == LAB)
-        symbols = forbidden.kit_symbols(lab)
+        labs = {lab.id: lab for lab in discover.discover_labs(kit)}
+        symbols = {}
         checked = 0
         for fixture in fixtures():
             want = expectation(fixture).get("object_check")
             obj = self.results[fixture.name][0]
             if want is None or obj is None:
                 continue
+            lab = labs[fixture_patch.fixture_lab(fixture)]
+            if lab.id not in symbols:
+                symbols[lab.id] = forbidden.kit_symbols(lab)
             with self.subTest(fixture.name):
                 self.assertIn(want, ("clean", "refused"))
-                findings = forbidden.check_object(obj, lab, symbols, lab.rubric.forbidden)
+                findings = forbidden.check_object(obj, lab, symbols[lab.id],
+                                                  lab.rubric.forbidden)
                 if want == "clean":
                     self.assertEqual([str(f) for f in findings], [])
                 else:

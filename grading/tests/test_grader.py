@@ -864,9 +864,9 @@ class MeasuredFromOutside(unittest.TestCase):
         # on the host; on this GPU-less machine its GPU suite must not pass a single test.
         code, _, _, results, _ = grade(HOST / "hijack_socket", "--lab", "94")
         tests = self._tests_of(results)
-        self.assertEqual(set(tests), {"4.1_device/some", "4.1_device/needs_memory",
+        self.assertEqual(set(tests), {"4.1_device/some", "4.1_device/large_needs_memory",
                                       "4.2_host/some", "4.2_host/none"})
-        for name in ("4.1_device/some", "4.1_device/needs_memory"):
+        for name in ("4.1_device/some", "4.1_device/large_needs_memory"):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertEqual(tests[name]["score"], 0)
 
@@ -877,15 +877,15 @@ class MeasuredFromOutside(unittest.TestCase):
                                                             "fake-gpu-hijack")
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
         tests = self._tests_of(results)
-        for name in ("4.1_device/some", "4.1_device/needs_memory"):
+        for name in ("4.1_device/some", "4.1_device/large_needs_memory"):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertIn("never opened the GPU", tests[name]["output"])
-        # Without a driver the verdict process cannot hold the test's buffers itself
+        # Without a driver the verdict process cannot hold a large test's buffers itself
         # (grading/runtime/shared_memory.h): they live in the executor then, and the log says why.
         try:
             ctypes.CDLL("libcuda.so.1")
         except OSError:
-            logs = list(out.glob("logs/**/4.1_device.some.log"))
+            logs = list(out.glob("logs/**/4.1_device.large_needs_memory.log"))
             self.assertEqual(len(logs), 1, logs)
             text = logs[0].read_text()
             self.assertIn("the test's buffers lived in the process running your code", text)
@@ -899,7 +899,7 @@ class MeasuredFromOutside(unittest.TestCase):
         proc, results, _ = GradeWithAFakeGpu().grade_with(build, FIXTURE_KIT / "solutions",
                                                           "fake-gpu-skip")
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
-        test = self._tests_of(results)["4.1_device/needs_memory"]
+        test = self._tests_of(results)["4.1_device/large_needs_memory"]
         self.assertEqual((test["status"], test["score"]), ("failed", 0), test["output"])
         self.assertIn("not run, so not passed: needs 1 GiB of GPU memory", test["output"])
 
@@ -1067,23 +1067,82 @@ class RubricFiles(unittest.TestCase):
                 rubric.load_rubric(self.write({"cpu": bad}), "91-hostsum", "hostsum")
             self.assertIn(words, str(caught.exception))
 
-    def test_shared_buffers_only_where_cpu_time_is_judged(self):
-        # The verdict's shared buffers cost a CUDA context per test and a context switch per
-        # copy; they are what makes the executor's CPU time the student's work, so they must
-        # hold exactly in the tests whose CPU time the rubric judges.
-        from kitgrader.grader import SubmissionGrader
+    def test_how_a_test_runs_never_tells_whether_it_is_judged(self):
+        # Where the buffers live and whether a test shares its process follow the test's size
+        # (its name says "large"), which the student's code sees anyway from n; two tests of
+        # one size, one judged and one not, must run alike (evidence.py).
+        from kitgrader.grader import GradingContext, SubmissionGrader
         loaded = rubric.load_rubric(self.write({
-            "suites": {"1.1": {"points": 3}}, "cpu": {"tests": ["1.1/large_*"]}}),
-            "91-hostsum", "hostsum")
+            "suites": {"1.1": {"points": 3}},
+            "cpu": {"tests": ["1.1/large_2_24", "1.1/small_judged"]}}), "91-hostsum", "hostsum")
         lab = type("Lab", (), {"rubric": loaded})()
-        test = lambda test_id: type("Test", (), {"id": test_id})()
+        test = lambda test_id: type("Test", (), {"id": test_id,
+                                                 "name": test_id.split("/")[1]})()
         grader = type("Grader", (), {"env": {"PATH": "/bin"}})()
-        judged = SubmissionGrader._test_env(grader, lab, test("1.1/large_2_24"))
-        self.assertNotIn("KIT_DATA_PLANE", judged)
-        unjudged = SubmissionGrader._test_env(grader, lab, test("1.1/small_sizes"))
-        self.assertEqual(unjudged.get("KIT_DATA_PLANE"), "executor")
-        self.assertEqual(unjudged["PATH"], "/bin")
+        context = type("Context", (), {"options": type("Options", (), {"batch_tests": True})()})()
+        ways = {}
+        for name in ("large_2_24", "large_2_22", "small_judged", "small_sizes"):
+            env = SubmissionGrader._test_env(grader, lab, test(f"1.1/{name}"))
+            ways[name] = (env.get("KIT_DATA_PLANE"),
+                          GradingContext.batched(context, lab, test(f"1.1/{name}")))
+            self.assertEqual(env["PATH"], "/bin")
+        self.assertEqual(ways["large_2_24"], (None, False))  # the verdict holds its buffers
+        self.assertEqual(ways["large_2_24"], ways["large_2_22"])  # judged or not
+        self.assertEqual(ways["small_judged"], ("executor", True))
+        self.assertEqual(ways["small_judged"], ways["small_sizes"])
         self.assertNotIn("KIT_DATA_PLANE", grader.env)
+
+    def test_small_tests_count_only_with_their_todos_judged_tests(self):
+        from kitgrader import evidence
+        from kitgrader.results import SuiteResult
+        from kitgrader.run import FAILED, PASSED, TestInfo, TestRun
+        loaded = rubric.load_rubric(self.write({
+            "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}, "1.3": {"points": 10}},
+            "cpu": {"tests": ["*/large_*"]}}), "91-hostsum", "hostsum")
+
+        def suite(name, statuses):
+            return SuiteResult(name=name, rule=loaded.rule(name), runs=[
+                TestRun(test=TestInfo(suite=name, name=test), status=status)
+                for test, status in statuses.items()])
+        result = type("Result", (), {})()
+        result.suites = {
+            # a host sort up to some size: its large test failed, its small ones passed
+            "1.1": suite("1.1", {"small": PASSED, "large_2_24": FAILED}),
+            "1.2": suite("1.2", {"small": PASSED, "large_2_24": PASSED}),
+            "1.3": suite("1.3", {"small": PASSED}),  # no judged test: nothing to gate on
+        }
+        evidence.gate_on_judged(loaded, result)
+        small = result.suites["1.1"].runs[0]
+        self.assertEqual(small.status, FAILED)
+        self.assertIn("large tests (large_2_24) did not pass", small.message)
+        self.assertEqual([r.status for r in result.suites["1.2"].runs], [PASSED, PASSED])
+        self.assertEqual(result.suites["1.3"].runs[0].status, PASSED)
+
+    def test_the_timed_run_is_the_evidence_of_a_todo_without_judged_tests(self):
+        from kitgrader import evidence
+        loaded = rubric.load_rubric(self.write({
+            "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}},
+            "cpu": {"tests": ["1.1/one_*"]},
+            "speed": {"points": 10, "args": ["-n", "2^14"], "requires": ["1.1", "1.2"],
+                      "floor_ratio": 0.25}}), "91-hostsum", "hostsum")
+        suites = {"1.1": type("S", (), {"runs": [type("R", (), {"test": type(
+            "T", (), {"id": "1.1/one_phase"})()})()]})(),
+                  "1.2": type("S", (), {"runs": [type("R", (), {"test": type(
+                      "T", (), {"id": "1.2/sizes"})()})()]})()}
+        self.assertEqual(evidence.timed_suites(loaded, suites), ["1.2"])
+        self.assertTrue(evidence.below_floor(loaded.speed, 0.05))
+        self.assertFalse(evidence.below_floor(loaded.speed, 0.6))
+        self.assertFalse(evidence.below_floor(loaded.speed, None))
+        without = rubric.load_rubric(self.write({
+            "suites": {"1.2": {"points": 10}},
+            "speed": {"points": 10, "args": ["-n", "2^14"]}}), "91-hostsum", "hostsum")
+        self.assertEqual(evidence.timed_suites(without, suites), [])
+        for bad in (0, 1.5, "low"):
+            with self.assertRaises(GraderError) as caught:
+                rubric.load_rubric(self.write({"suites": {"1.2": {"points": 1}}, "speed": {
+                    "points": 1, "args": ["-n", "8"], "floor_ratio": bad}}),
+                    "91-hostsum", "hostsum")
+            self.assertIn("floor_ratio", str(caught.exception))
 
     def test_default_rubric(self):
         default = rubric.lab_rubric(STATE["tmp"] / "no-rubrics", "07-new", "new")

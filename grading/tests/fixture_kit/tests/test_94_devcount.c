@@ -66,7 +66,7 @@ void kit_register_suites(void)
 {
     CU_pSuite s = kit_add_suite("4.1_device", 1);
     kit_add_test(s, "some", test_device_some);
-    kit_add_test(s, "needs_memory", test_device_needs_memory);
+    kit_add_test(s, "large_needs_memory", test_device_needs_memory);
     s = kit_add_suite("4.2_host", 0);
     kit_add_sanitized_test(s, "some", test_host_some);
     kit_add_test(s, "none", test_host_none);
