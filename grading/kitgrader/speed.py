@@ -4,17 +4,16 @@ the same run, on the same inputs.
 One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_main.o with
 grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
 result, and drives two executors (grading/runtime/remote.h), one linked with the reference solution's
-object and one with the student's, both in the sandbox, each started once. Each side runs
-ROUNDS rounds, in the order reference, student, student, reference: the student's executor
-starts after the reference's first round and has ended before the reference's last, so the
-student's code never runs while the reference is timed (and a drift of the GPU's clocks over
-the run weighs on both sides alike). A round is a side's timed
-repetitions (one per input) and reports their median through the result channel, with the CPU
-time of the side's executor over them, measured from outside. Every round has fresh inputs,
-the same for round k of both sides, so a result kept from an earlier round (by a fingerprint
-of its input) serves nothing; and each side's time is the mean of its rounds' medians (the
-median of its rounds: with two, their mean), where the best round counted before, so a lucky
-round moves it half as much:
+object and one with the student's, both in the sandbox, each started once and warmed up
+before anything is timed. Each side runs ROUNDS rounds, alternating: reference, student,
+student, reference, reference, student, ..., so that both sample the same spells of the
+machine (a launch-bound sort's time moves by a fifth from one half second to the next), and
+all of the timed run's processes are on one CPU (--pin-cpu). A round is a side's timed
+repetitions (one per input) and reports their median through the result channel, with the
+CPU time of the side's executor over them, measured from outside. Every round has fresh
+inputs, the same for round k of both sides, so a result kept from an earlier round (by a
+fingerprint of its input) serves nothing; and each side's time is the median of its rounds'
+medians, which one lucky or replayed round cannot move:
 
     ratio = student's time / reference's time
     points = full              when ratio <= full_ratio (1.25 by default)
@@ -25,8 +24,6 @@ Speed points are given only when the lab is correct: every suite of the rubric's
 (by default every suite that is not a bonus) passed all its tests. A side that cannot be
 timed (a wrong result, a CUDA error, a crash, no answer within the limit of a round) ends the
 run: the reference's failure leaves speed out of the maximum, the student's gives no points.
-(Before, each round of each side was a process of its own: four driver processes and four
-executors per lab, most of whose time went into starting them.)
 """
 
 from __future__ import annotations
@@ -38,7 +35,10 @@ from . import cpu
 from .rubric import CpuRule
 from .run import batch_notes, describe_signal, read_channel, run_limited
 
-ROUNDS = 2
+ROUNDS = 4
+# Both sides on the CPU the timed run starts on: a launch-bound sort runs at the pace of the
+# CPU that launches it (grading/runtime/timed_driver.c, --pin-cpu).
+PIN_CPU = True
 SIDES = ("reference", "student")
 
 
@@ -112,16 +112,17 @@ def failure(result, channel, running, time_limit):
 
 
 def measure(timed, args, student_executor, reference_executor, env, time_limit, rounds=ROUNDS,
-            cpu_rule=None):
+            cpu_rule=None, pin=PIN_CPU):
     """Times both sides in one run of the timed driver `timed` (see the module's comment).
     args: the driver's options; each executor: the argv that runs it; time_limit: the limit
-    of each round."""
+    of each round; pin: the timed run on one CPU (the timed driver's --pin-cpu)."""
     argv = [str(timed), *args, "--rounds", str(rounds), "--round-limit", f"{time_limit:g}",
+            *(["--pin-cpu", "here"] if pin else []),
             "--reference-words", str(len(reference_executor)), "--",
             *reference_executor, *student_executor]
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
-           "run (reference, then student, then reference), fresh inputs in each round, the "
-           "mean of each side's rounds"]
+           "run (alternating: reference, student, student, reference, ...), fresh inputs in each "
+           "round, the median of each side's rounds"]
     result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True)
     notes = batch_notes(result)
     running = "reference"

@@ -36,6 +36,7 @@
     X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                         \
     X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                                                         \
     X(cuMemsetD8, "cuMemsetD8_v2")                                                             \
+    X(cuMemHostRegister, "cuMemHostRegister_v2")                                               \
     X(cuCtxSynchronize, "cuCtxSynchronize")
 
 #define DECLARE(fn, symbol) __typeof__(&fn) fn;
@@ -284,6 +285,11 @@ int kit_shared_to_device(uint64_t dst, const void *src, size_t bytes)
      * GPU: the executor's kernels are in another context, not behind it on one stream. */
     CUresult result = driver.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes);
     return as_error(result == CUDA_SUCCESS ? driver.cuCtxSynchronize() : result);
+}
+
+int kit_shared_pin_host(void *host, size_t bytes)
+{
+    return bytes ? as_error(driver.cuMemHostRegister(host, bytes, 0)) : 0;
 }
 
 int kit_shared_to_host(void *dst, uint64_t src, size_t bytes)

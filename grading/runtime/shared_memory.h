@@ -43,6 +43,11 @@ int kit_shared_mapped(uint64_t address, uint64_t *mapped);
 /** Whether [@p address, @p address + @p bytes) lies inside one buffer of this process. */
 int kit_shared_holds(uint64_t address, size_t bytes);
 
+/** Page-locks @p bytes of host memory at @p host (kit_shared_start() first), so that copies
+ *  from the GPU into it run at one steady speed: the timed driver's result buffer, whose
+ *  pageable copy back varied by a tenth from one process to the next. */
+int kit_shared_pin_host(void *host, size_t bytes);
+
 /** Copies and memset, on this process's memory (the executor's work must be done first). */
 int kit_shared_to_device(uint64_t dst, const void *src, size_t bytes);
 int kit_shared_to_host(void *dst, uint64_t src, size_t bytes);

@@ -8,15 +8,16 @@
  * stdout, where the student's code could print a time of its own.
  *
  * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [--rounds K]
- *                [--round-limit SECONDS] --reference-words W -- REFERENCE... STUDENT...
+ *                [--round-limit SECONDS] [--pin-cpu CPU|here] --reference-words W --
+ *                REFERENCE... STUDENT...
  *   The grader links this with the lab's driver and the remote stubs (grading/runtime/remote.h), so the
  *   lab's code runs in an executor, a process of its own, and the clock stays here. Two
  *   executors take part: the reference solution's (the W words after `--` are its command)
  *   and the student's (the rest). N is decimal or 2^K.
  *
- * One process times both sides, on the same inputs, so that each input is made once and the
- * student's executor starts once (its sandbox, its CUDA context, its kernels loaded, its
- * warm-up; the reference's starts twice, see the order below):
+ * One process times both sides, on the same inputs, so that each input is made once and each
+ * side's executor starts once (its sandbox, its CUDA context, its kernels loaded, its
+ * warm-up):
  * - The inputs: one for an untimed warm-up, then R for each of the K rounds, from seeds
  *   S, S + 1, ..., S + K * R, generated here with a fingerprint of each, keyed with a secret
  *   of this process (the lab's code, in another process, never sees it). Round k of either
@@ -27,8 +28,7 @@
  *   touched CUDA: it has the lab driver's state to itself (NAME_main.c keeps scratch buffers
  *   between calls, and a buffer belongs to one executor) and its own buffers, which only its
  *   executor maps. It answers this process one line per request.
- * - A round is R timed runs of one side, one on each of its inputs (a side's first round runs
- *   the warm-up first). A run's time is the host's clock from the call to the end of the copy of
+ * - A round is R timed runs of one side, one on each of its inputs. A run's time is the host's clock from the call to the end of the copy of
  *   its result back to the host (so work left running on any stream, or left for the copy to
  *   do, is counted). Every run's output is checked: sorted, and the same keys by the
  *   fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer
@@ -37,17 +37,21 @@
  *   CPU sort of n keys each time, for nothing the fingerprint does not already catch). The
  *   round's CPU time is what the kernel accounted to the side's executor (every process of
  *   its sandbox) over its timed runs, read from outside that process.
- * - The order, with K rounds each: the reference's first (K + 1) / 2 rounds, the student's K
- *   rounds, the reference's other rounds (for K = 2: reference, student, student, reference,
- *   so a drift of the GPU's clocks over the run weighs on both sides alike). The student's
- *   executor starts after the reference's first rounds, whose executor has ended (its
- *   process reaped, as at the end of a test), and has ended itself before a fresh executor
- *   of the reference (with its own warm-up) runs the reference's other rounds: one executor
- *   is alive in every round, so neither side is timed beside the other's CUDA context, and
- *   the student's code never runs while the reference is timed (a thread it left behind
- *   could load the GPU then).
+ * - The order, with K rounds each: both executors start and run their warm-up, one after
+ *   the other, before anything is timed; then the rounds alternate, reference, student,
+ *   student, reference, reference, student, ..., so that both sides sample the same spells
+ *   of the machine (the GPU's clocks, the CPU that launches: a launch-bound sort's time
+ *   moved by a fifth from one half second to the next on an H100, and an order that timed
+ *   all of one side's rounds together gave an identical file up to 1.36x). The side that is
+ *   not being timed is idle: its last request ended with the GPU synchronized, and its
+ *   process (no threads: the allowlist) waits for the next request, so the student's code
+ *   never runs while the reference is timed.
  * - Each request has --round-limit seconds (a side's first round includes its start-up); a
  *   side out of time has its process and its executor killed, and the run ends there.
+ * - --pin-cpu puts this process, and so every process it starts (both sides and their
+ *   executors), on one CPU (`here`: the one it runs on): a launch-bound sort runs at the pace
+ *   of the CPU that launches, and two executors on two CPUs (another core's clock, another
+ *   NUMA node's path to the GPU) measured an identical file up to a third apart.
  *
  * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
  * the environment first thing), notes as the run goes, then one line at the end:
@@ -69,6 +73,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -87,6 +92,7 @@
 #include "gpu.h"
 #include "remote.h"
 #include "result_channel.h"
+#include "shared_memory.h"
 #include "timer.h"
 #include "verify.h"
 
@@ -209,6 +215,7 @@ static int compare_doubles(const void *a, const void *b)
 typedef struct {
     size_t n, reps, seed, rounds;
     double round_limit_s; /* 0: no limit */
+    int pin_cpu;          /* -2: not pinned; -1: the CPU it starts on */
     kit_dist dist;
     const kit_driver_algo *algo;
 } options;
@@ -307,21 +314,30 @@ static int sort_once(side_state *st, size_t r, double *ms, char *answer, size_t 
     return 0;
 }
 
+/* The untimed warm-up run (input 0), once: 0, or -1 with why not in @p answer. */
+static int warm_up(side_state *st, char *answer, size_t size)
+{
+    double ms;
+    if (st->setup_error[0]) {
+        snprintf(answer, size, "error %s", st->setup_error);
+        return -1;
+    }
+    if (!st->warmed) {
+        if (sort_once(st, 0, &ms, answer, size) != 0) {
+            return -1;
+        }
+        st->warmed = 1;
+    }
+    return 0;
+}
+
 /* Round @p round (1, 2, ...: its inputs): "ok MEDIAN_MS MIN_MS CPU_MS", or why not, in
  * @p answer. */
 static void timed_round(side_state *st, size_t round, char *answer, size_t size)
 {
-    double ms;
     size_t reps = st->o->reps;
-    if (st->setup_error[0]) {
-        snprintf(answer, size, "error %s", st->setup_error);
+    if (warm_up(st, answer, size) != 0) {
         return;
-    }
-    if (!st->warmed) {
-        if (sort_once(st, 0, &ms, answer, size) != 0) {
-            return;
-        }
-        st->warmed = 1;
     }
     double cpu_before = kit_remote_executor_cpu_ms();
     size_t first = 1 + (round - 1) * reps;
@@ -384,6 +400,10 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
     if (err != cudaSuccess) {
         snprintf(st.setup_error, sizeof st.setup_error, "setting up n = %zu: %s", in->n,
                  cudaGetErrorName(err));
+    } else if (kit_shared_holds((uintptr_t)st.d_work, bytes)) {
+        /* Page-locked, the timed copy back runs at one speed in every process (pageable, it
+         * varied by a tenth between the two sides' processes); pageable if that fails. */
+        kit_shared_pin_host(st.result, bytes);
     }
     for (;;) {
         char request = 0;
@@ -400,11 +420,18 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
             }
             exit(0);
         }
+        char answer[800];
+        if (request == 'w') {
+            if (warm_up(&st, answer, sizeof answer) == 0) {
+                snprintf(answer, sizeof answer, "ok");
+            }
+            reply(fd, answer);
+            continue;
+        }
         unsigned char round = 0;
         do {
             got = read(fd, &round, 1);
         } while (got < 0 && errno == EINTR);
-        char answer[800];
         if (got != 1 || round < 1 || round > o->rounds) {
             snprintf(answer, sizeof answer, "error round %u asked of %zu", round, o->rounds);
         } else {
@@ -583,6 +610,25 @@ static int run_rounds(side *s, size_t count, const options *o)
     return 0;
 }
 
+/* Side @p s's executor started and its warm-up run done: 0, or -1 when it failed. */
+static int warm_side(side *s, const options *o)
+{
+    char answer[800];
+    say("run %s warm-up", s->name);
+    if (ask(s, 'w', o->round_limit_s, answer, sizeof answer) != 0) {
+        return -1;
+    }
+    if (strcmp(answer, "ok") == 0) {
+        return 0;
+    }
+    char *text = strchr(answer, ' ');
+    if (strncmp(answer, "wrong ", 6) == 0) {
+        return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s", text + 1);
+    }
+    return side_failed(s, KIT_EXIT_CUDA, "error", "%s",
+                       strncmp(answer, "error ", 6) == 0 ? text + 1 : answer);
+}
+
 /* Ends side @p s's executor and process: 0, or -1 when it failed (never opened the GPU). */
 static int end_side(side *s, const options *o)
 {
@@ -599,12 +645,6 @@ static int end_side(side *s, const options *o)
                        strncmp(answer, "wrong ", 6) == 0 ? answer + 6 : answer);
 }
 
-/* end_side() when side @p s has a process (its last rounds may have run before). */
-static int end_side_if_running(side *s, const options *o)
-{
-    return s->pid > 0 ? end_side(s, o) : 0;
-}
-
 /* The options before `--`; 0, or -1 with the message in @p why. */
 static int parse_options(int argc, char **argv, const kit_lab_driver *lab, options *o,
                          size_t *reference_words, int *rest, char *why, size_t why_size)
@@ -613,6 +653,7 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
                    .reps = 5,
                    .seed = 1,
                    .rounds = 2,
+                   .pin_cpu = -2,
                    .dist = KIT_DIST_UNIFORM,
                    .algo = &lab->algos[0]};
     *reference_words = 0;
@@ -637,6 +678,10 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
             char *end = NULL;
             o->round_limit_s = strtod(value, &end);
             ok = end != value && *end == '\0' && o->round_limit_s > 0 && o->round_limit_s < 1e6;
+        } else if (ok && strcmp(arg, "--pin-cpu") == 0) {
+            size_t cpu = 0;
+            ok = strcmp(value, "here") == 0 || (parse_count(value, &cpu) == 0 && cpu < CPU_SETSIZE);
+            o->pin_cpu = strcmp(value, "here") == 0 ? -1 : (int)cpu;
         } else if (ok && strcmp(arg, "--dist") == 0) {
             ok = kit_dist_parse(value, &o->dist) == 0;
         } else if (ok && strcmp(arg, "--algo") == 0) {
@@ -671,6 +716,27 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
     return 0;
 }
 
+/* --pin-cpu: this process (and what it starts) on one CPU; 0, or -1 with the reason. */
+static int pin(int cpu, char *why, size_t why_size)
+{
+    if (cpu == -2) {
+        return 0;
+    }
+    if (cpu == -1) {
+        cpu = sched_getcpu();
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0) {
+        CPU_SET(cpu, &set);
+    }
+    if (cpu < 0 || sched_setaffinity(0, sizeof set, &set) != 0) {
+        snprintf(why, why_size, "cannot pin the timed run to CPU %d: %s", cpu, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
 {
     kit_result_channel_take();
@@ -690,6 +756,9 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
     memcpy(reference_command, argv + rest, reference_words * sizeof *reference_command);
     sides[REFERENCE].command = reference_command;
     sides[STUDENT].command = argv + rest + reference_words;
+    if (pin(o.pin_cpu, why, sizeof why) != 0) {
+        return finish(KIT_EXIT_USAGE, "failed", "reference error %s", why);
+    }
     kit_remote_configure(NULL); /* the grader's GPU facts; each side names its executor */
     if (kit_gpu_probe(why, sizeof why) != KIT_GPU_READY) {
         return finish(KIT_EXIT_NO_GPU, "failed", "reference error no usable GPU: %s", why);
@@ -700,20 +769,19 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         return finish(KIT_EXIT_USAGE, "failed",
                       "reference error out of host memory for n = %zu and %zu runs", o.n, runs);
     }
-    size_t first = (o.rounds + 1) / 2;
     side *reference = &sides[REFERENCE], *student = &sides[STUDENT];
-    int ok = start_side(reference, &o, &in) == 0;
+    int ok = start_side(reference, &o, &in) == 0 && start_side(student, &o, &in) == 0;
     if (ok) {
-        generate_inputs(&in, &o); /* while the reference's executor starts */
+        generate_inputs(&in, &o); /* while the executors start */
     }
-    /* One executor alive in every round: the reference's ends before the student's starts,
-     * and a fresh one (with its own warm-up) takes the reference's last rounds. */
-    ok = ok && run_rounds(reference, first, &o) == 0 && end_side(reference, &o) == 0 &&
-         start_side(student, &o, &in) == 0 && run_rounds(student, o.rounds, &o) == 0 &&
-         end_side(student, &o) == 0 &&
-         (o.rounds == first || (start_side(reference, &o, &in) == 0 &&
-                                run_rounds(reference, o.rounds - first, &o) == 0)) &&
-         end_side_if_running(reference, &o) == 0;
+    /* Both started and warmed up, one after the other, before any round is timed; then the
+     * rounds in the order reference, student, student, reference, reference, student, ... */
+    ok = ok && warm_side(reference, &o) == 0 && warm_side(student, &o) == 0;
+    for (size_t k = 1; ok && k <= o.rounds; k++) {
+        side *first = k % 2 ? reference : student, *second = k % 2 ? student : reference;
+        ok = run_rounds(first, 1, &o) == 0 && run_rounds(second, 1, &o) == 0;
+    }
+    ok = ok && end_side(student, &o) == 0 && end_side(reference, &o) == 0;
     for (int i = 0; i < SIDES; i++) {
         if (sides[i].pid > 0) { /* after a failure: the other side is not needed any more */
             kill(sides[i].pid, SIGTERM);
