@@ -666,7 +666,8 @@ class SubmissionGrader:
         else:
             how = (f"status: {run.status}; ran in one process with other tests of its suite "
                    f"({run.details.get('batch')} named; the process: {batch_log.name}), "
-                   f"{run.elapsed:.2f} s\n")
+                   f"{run.elapsed:.2f} s, CPU time of the process running your code "
+                   f"{_cpu_text(run.details.get('cpu_ms'))}\n{plane}")
             output = process.output if not run.passed else f"(the output: {batch_log.name})\n"
         log = logs / log_name(run.test.id)
         log.write_text(f"$ {verdict_binary(lab).name} -t {run.test.id}   (limit {limit:g} s)\n"

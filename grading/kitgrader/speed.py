@@ -5,15 +5,15 @@ One run of the kit's timed driver (build/grading/timed_NN_name: the lab's NAME_m
 grading/timed_driver.o) times both sides: it holds the clock, makes the inputs and checks every
 result, and drives two executors (grading/runtime/remote.h), one linked with the reference solution's
 object and one with the student's, both in the sandbox, each started once and warmed up
-before anything is timed. Each side runs ROUNDS rounds, alternating: reference, student,
-student, reference, reference, student, ..., so that both sample the same spells of the
-machine (a launch-bound sort's time moves by a fifth from one half second to the next), and
-all of the timed run's processes are on one CPU (--pin-cpu). A round is a side's timed
-repetitions (one per input) and reports their median through the result channel, with the
-CPU time of the side's executor over them, measured from outside. Every round has fresh
-inputs, the same for round k of both sides, so a result kept from an earlier round (by a
-fingerprint of its input) serves nothing; and each side's time is the median of its rounds'
-medians, which one lucky or replayed round cannot move:
+before anything is timed. Each side runs ROUNDS rounds; round k is the rubric's --reps runs
+of each side on the round's inputs, alternating run by run: reference, student, student,
+reference, ..., so that both sample the same spells of the machine (a launch-bound sort's
+time moves by a fifth from one tenth of a second to the next), and all of the timed run's
+processes are on one CPU (--pin-cpu). A round reports each side's median run through the
+result channel, with the CPU time of the side's executor over its runs, measured from
+outside. Every round has fresh inputs, the same for both sides, so a result kept from an
+earlier round (by a fingerprint of its input) serves nothing; and each side's time is the
+median of its rounds' medians, which one lucky or replayed round cannot move:
 
     ratio = student's time / reference's time
     points = full              when ratio <= full_ratio (1.25 by default)
@@ -33,9 +33,14 @@ from dataclasses import dataclass
 
 from . import cpu
 from .rubric import CpuRule
-from .run import batch_notes, describe_signal, read_channel, run_limited
+from .run import CHANNEL_BYTES, batch_notes, describe_signal, read_channel, run_limited
 
-ROUNDS = 4
+# Rounds per side, each of the rubric's --reps runs (3 in the kit's rubrics), and the median of
+# their medians. On an H100, 6 rounds of 3 kept the reference against itself within 4% in
+# Labs 01-04 (4 rounds of 5 did too; all of one side's rounds in a row did not). Lab 05's CDP
+# tree stays noisier: one executor process runs it in about 18 ms, another in 24, for its
+# whole life, which no number of rounds in the same two processes averages out.
+ROUNDS = 6
 # Both sides on the CPU the timed run starts on: a launch-bound sort runs at the pace of the
 # CPU that launches it (grading/runtime/timed_driver.c, --pin-cpu).
 PIN_CPU = True
@@ -123,7 +128,9 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
     log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
            "run (alternating: reference, student, student, reference, ...), fresh inputs in each "
            "round, the median of each side's rounds"]
-    result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True)
+    # A note each time the turn passes from one side to the other: more than a test's.
+    result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True,
+                         channel_bytes=8 * CHANNEL_BYTES)
     notes = batch_notes(result)
     running = "reference"
     for text in notes.get("run", []):

@@ -28,7 +28,8 @@
  *   touched CUDA: it has the lab driver's state to itself (NAME_main.c keeps scratch buffers
  *   between calls, and a buffer belongs to one executor) and its own buffers, which only its
  *   executor maps. It answers this process one line per request.
- * - A round is R timed runs of one side, one on each of its inputs. A run's time is the host's clock from the call to the end of the copy of
+ * - Round k is R timed runs of each side, one on each of the round's inputs, alternating
+ *   between the sides run by run (below). A run's time is the host's clock from the call to the end of the copy of
  *   its result back to the host (so work left running on any stream, or left for the copy to
  *   do, is counted). Every run's output is checked: sorted, and the same keys by the
  *   fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer
@@ -37,17 +38,18 @@
  *   CPU sort of n keys each time, for nothing the fingerprint does not already catch). The
  *   round's CPU time is what the kernel accounted to the side's executor (every process of
  *   its sandbox) over its timed runs, read from outside that process.
- * - The order, with K rounds each: both executors start and run their warm-up, one after
- *   the other, before anything is timed; then the rounds alternate, reference, student,
- *   student, reference, reference, student, ..., so that both sides sample the same spells
- *   of the machine (the GPU's clocks, the CPU that launches: a launch-bound sort's time
- *   moved by a fifth from one half second to the next on an H100, and an order that timed
- *   all of one side's rounds together gave an identical file up to 1.36x). The side that is
- *   not being timed is idle: its last request ended with the GPU synchronized, and its
- *   process (no threads: the allowlist) waits for the next request, so the student's code
- *   never runs while the reference is timed.
- * - Each request has --round-limit seconds (a side's first round includes its start-up); a
- *   side out of time has its process and its executor killed, and the run ends there.
+ * - The order: both executors start and run their warm-up, one after the other, before
+ *   anything is timed; then the runs alternate, reference, student, student, reference,
+ *   reference, ..., so that both sides sample the same spells of the machine (the GPU's
+ *   clocks, the CPU that launches: on an H100 a launch-bound sort's time moved by a fifth,
+ *   and the CDP quicksort's by a third, from one tenth of a second to the next, and an order
+ *   that timed all of one side's rounds together gave an identical file up to 1.36x). The
+ *   side that is not being timed is idle: its last request ended with the GPU synchronized,
+ *   and its process (no threads: the allowlist) waits for the next request, so the student's
+ *   code never runs while the reference is timed.
+ * - Each side has --round-limit seconds for its start-up and warm-up, and as much for its
+ *   runs of each round; a side out of time has its process and its executor killed, and the
+ *   run ends there.
  * - --pin-cpu puts this process, and so every process it starts (both sides and their
  *   executors), on one CPU (`here`: the one it runs on): a launch-bound sort runs at the pace
  *   of the CPU that launches, and two executors on two CPUs (another core's clock, another
@@ -55,7 +57,8 @@
  *
  * Result channel: with KIT_RESULT_FD and KIT_RESULT_TOKEN set (both are read and removed from
  * the environment first thing), notes as the run goes, then one line at the end:
- *   TOKEN note run SIDE K              SIDE's round K began (K = end: its executor's end)
+ *   TOKEN note run SIDE K              SIDE's turn in round K began (K = warm-up, end: its
+ *                                      executor's start, its end)
  *   TOKEN note round SIDE K MEDIAN_MS MIN_MS CPU_MS SECONDS
  *                                      round K of SIDE sorted and checked; CPU_MS as above (-1:
  *                                      not measured), SECONDS the round's wall time here
@@ -264,7 +267,6 @@ typedef struct {
     const options *o;
     const inputs *in;
     unsigned int *d_work, *result; /* the buffer the sort runs on; its copy back */
-    double *times;
     char setup_error[300]; /* why there is no d_work, when there is none */
     int warmed;
 } side_state;
@@ -331,27 +333,22 @@ static int warm_up(side_state *st, char *answer, size_t size)
     return 0;
 }
 
-/* Round @p round (1, 2, ...: its inputs): "ok MEDIAN_MS MIN_MS CPU_MS", or why not, in
- * @p answer. */
-static void timed_round(side_state *st, size_t round, char *answer, size_t size)
+/* Run @p rep (0, 1, ...) of round @p round (1, 2, ...), on input 1 + (round - 1) * reps + rep:
+ * "ok MS CPU_MS" (CPU_MS: the executor's CPU time over the run, measured from outside), or
+ * why not, in @p answer. */
+static void timed_run(side_state *st, size_t round, size_t rep, char *answer, size_t size)
 {
-    size_t reps = st->o->reps;
+    double ms;
     if (warm_up(st, answer, size) != 0) {
         return;
     }
     double cpu_before = kit_remote_executor_cpu_ms();
-    size_t first = 1 + (round - 1) * reps;
-    for (size_t r = 0; r < reps; r++) {
-        if (sort_once(st, first + r, &st->times[r], answer, size) != 0) {
-            return;
-        }
+    if (sort_once(st, 1 + (round - 1) * st->o->reps + rep, &ms, answer, size) != 0) {
+        return;
     }
     double cpu_after = kit_remote_executor_cpu_ms();
-    qsort(st->times, reps, sizeof *st->times, compare_doubles);
-    double median =
-        reps % 2 ? st->times[reps / 2] : (st->times[reps / 2 - 1] + st->times[reps / 2]) / 2;
     double cpu = cpu_before >= 0 && cpu_after >= 0 ? cpu_after - cpu_before : -1;
-    snprintf(answer, size, "ok %.6f %.6f %.3f", median, st->times[0], cpu);
+    snprintf(answer, size, "ok %.6f %.3f", ms, cpu);
 }
 
 /* One line to the process that asked (it reads lines: the text's own line breaks go). */
@@ -392,11 +389,10 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
     side_state st = {.o = o, .in = in};
     size_t bytes = (in->n ? in->n : 1) * sizeof(unsigned int);
     st.result = malloc(bytes);
-    st.times = malloc(o->reps * sizeof *st.times);
     /* The first call starts the executor: its start-up runs while the asking process makes
      * the inputs. */
     cudaError_t err =
-        st.result && st.times ? cudaMalloc((void **)&st.d_work, bytes) : cudaErrorMemoryAllocation;
+        st.result ? cudaMalloc((void **)&st.d_work, bytes) : cudaErrorMemoryAllocation;
     if (err != cudaSuccess) {
         snprintf(st.setup_error, sizeof st.setup_error, "setting up n = %zu: %s", in->n,
                  cudaGetErrorName(err));
@@ -428,14 +424,17 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
             reply(fd, answer);
             continue;
         }
-        unsigned char round = 0;
-        do {
-            got = read(fd, &round, 1);
-        } while (got < 0 && errno == EINTR);
-        if (got != 1 || round < 1 || round > o->rounds) {
-            snprintf(answer, sizeof answer, "error round %u asked of %zu", round, o->rounds);
+        unsigned char which[2] = {0, 0}; /* the round, the run in it */
+        size_t have = 0;
+        while (have < 2 && ((got = read(fd, which + have, 2 - have)) > 0 || errno == EINTR)) {
+            have += got > 0 ? (size_t)got : 0;
+        }
+        if (request != 't' || have != 2 || which[0] < 1 || which[0] > o->rounds ||
+            which[1] >= o->reps) {
+            snprintf(answer, sizeof answer, "error run %u of round %u asked of %zu x %zu",
+                     which[1], which[0], o->rounds, o->reps);
         } else {
-            timed_round(&st, round, answer, sizeof answer);
+            timed_run(&st, which[0], which[1], answer, sizeof answer);
         }
         reply(fd, answer);
     }
@@ -531,11 +530,12 @@ static int reap_side(side *s, int ms)
 
 /* Sends @p request to side @p s and waits, within @p limit_s (0: no limit), for its one-line
  * answer: 0 with the line in @p answer, or -1 when the side failed (side_failed()). */
-static int ask(side *s, char request, double limit_s, char *answer, size_t size)
+static int ask(side *s, char request, size_t round, size_t rep, double limit_s, char *answer,
+               size_t size)
 {
-    /* A round's request names it: 'r' and the side's round number (its inputs). */
-    char message[2] = {request, (char)s->rounds};
-    size_t length = request == 'r' ? 2 : 1;
+    /* A timed run's request names it: 't', its round (its inputs) and its place in it. */
+    char message[3] = {request, (char)round, (char)rep};
+    size_t length = request == 't' ? 3 : 1;
     if (send(s->fd, message, length, MSG_NOSIGNAL) != (ssize_t)length) {
         answer[0] = '\0'; /* it has ended: what it ended with is read below */
     }
@@ -583,29 +583,54 @@ static int ask(side *s, char request, double limit_s, char *answer, size_t size)
     }
 }
 
-/* Side @p s's next @p count rounds, each noted: 0, or -1 when one failed. */
-static int run_rounds(side *s, size_t count, const options *o)
+/* A failed answer of side @p s: -1, its failure noted (side_failed()). */
+static int answer_failed(side *s, char *answer)
 {
-    for (size_t i = 0; i < count; i++) {
-        char answer[800];
-        s->rounds++;
-        say("run %s %d", s->name, s->rounds);
-        double start = kit_host_ms();
-        if (ask(s, 'r', o->round_limit_s, answer, sizeof answer) != 0) {
-            return -1;
+    char *text = strchr(answer, ' ');
+    if (strncmp(answer, "wrong ", 6) == 0) {
+        return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s", text + 1);
+    }
+    return side_failed(s, KIT_EXIT_CUDA, "error", "%s",
+                       strncmp(answer, "error ", 6) == 0 ? text + 1 : answer);
+}
+
+/* Round @p k of both sides, one timed run at a time, alternating (reference, student,
+ * student, reference, ...), then each side's round noted: 0, or -1 when one failed. A round's
+ * time limit holds for each side's runs together. */
+static int run_round(size_t k, const options *o)
+{
+    static double times[SIDES][256];
+    static int noted = -1;
+    double cpu[SIDES] = {0, 0}, spent[SIDES] = {0, 0};
+    for (size_t r = 0; r < o->reps; r++) {
+        for (int turn = 0; turn < SIDES; turn++) {
+            int who = ((r + (k - 1) * o->reps) % 2 == 0) == (turn == 0) ? REFERENCE : STUDENT;
+            side *s = &sides[who];
+            char answer[800];
+            if (who != noted) { /* whose run it is, should the timed run be killed */
+                say("run %s %zu", s->name, k);
+                noted = who;
+            }
+            double start = kit_host_ms(), left = o->round_limit_s - spent[who] / 1e3;
+            if (ask(s, 't', k, r, o->round_limit_s > 0 ? (left > 0 ? left : 1e-3) : 0, answer,
+                    sizeof answer) != 0) {
+                return -1;
+            }
+            spent[who] += kit_host_ms() - start;
+            double ms, used;
+            if (sscanf(answer, "ok %lf %lf", &ms, &used) != 2) {
+                return answer_failed(s, answer);
+            }
+            times[who][r] = ms;
+            cpu[who] = cpu[who] < 0 || used < 0 ? -1 : cpu[who] + used;
         }
-        double median, least, cpu;
-        if (sscanf(answer, "ok %lf %lf %lf", &median, &least, &cpu) == 3) {
-            say("round %s %d %.6f %.6f %.3f %.2f", s->name, s->rounds, median, least, cpu,
-                (kit_host_ms() - start) / 1e3);
-            continue;
-        }
-        char *text = strchr(answer, ' ');
-        if (strncmp(answer, "wrong ", 6) == 0) {
-            return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s", text + 1);
-        }
-        return side_failed(s, KIT_EXIT_CUDA, "error", "%s",
-                           strncmp(answer, "error ", 6) == 0 ? text + 1 : answer);
+    }
+    for (int who = 0; who < SIDES; who++) {
+        qsort(times[who], o->reps, sizeof times[who][0], compare_doubles);
+        size_t n = o->reps;
+        double median = n % 2 ? times[who][n / 2] : (times[who][n / 2 - 1] + times[who][n / 2]) / 2;
+        say("round %s %zu %.6f %.6f %.3f %.2f", sides[who].name, k, median, times[who][0],
+            cpu[who], spent[who] / 1e3);
     }
     return 0;
 }
@@ -615,18 +640,10 @@ static int warm_side(side *s, const options *o)
 {
     char answer[800];
     say("run %s warm-up", s->name);
-    if (ask(s, 'w', o->round_limit_s, answer, sizeof answer) != 0) {
+    if (ask(s, 'w', 0, 0, o->round_limit_s, answer, sizeof answer) != 0) {
         return -1;
     }
-    if (strcmp(answer, "ok") == 0) {
-        return 0;
-    }
-    char *text = strchr(answer, ' ');
-    if (strncmp(answer, "wrong ", 6) == 0) {
-        return side_failed(s, KIT_EXIT_WRONG, "wrong", "%s", text + 1);
-    }
-    return side_failed(s, KIT_EXIT_CUDA, "error", "%s",
-                       strncmp(answer, "error ", 6) == 0 ? text + 1 : answer);
+    return strcmp(answer, "ok") == 0 ? 0 : answer_failed(s, answer);
 }
 
 /* Ends side @p s's executor and process: 0, or -1 when it failed (never opened the GPU). */
@@ -634,7 +651,7 @@ static int end_side(side *s, const options *o)
 {
     char answer[800];
     say("run %s end", s->name);
-    if (ask(s, 'e', o->round_limit_s, answer, sizeof answer) != 0) {
+    if (ask(s, 'e', 0, 0, o->round_limit_s, answer, sizeof answer) != 0) {
         return -1;
     }
     reap_side(s, 5000);
@@ -667,7 +684,7 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
         } else if (ok && strcmp(arg, "-n") == 0) {
             ok = parse_count(value, &o->n) == 0;
         } else if (ok && strcmp(arg, "--reps") == 0) {
-            ok = parse_count(value, &o->reps) == 0 && o->reps >= 1 && o->reps <= 1000;
+            ok = parse_count(value, &o->reps) == 0 && o->reps >= 1 && o->reps <= 255;
         } else if (ok && strcmp(arg, "--seed") == 0) {
             ok = parse_count(value, &o->seed) == 0;
         } else if (ok && strcmp(arg, "--rounds") == 0) {
@@ -778,8 +795,7 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
      * rounds in the order reference, student, student, reference, reference, student, ... */
     ok = ok && warm_side(reference, &o) == 0 && warm_side(student, &o) == 0;
     for (size_t k = 1; ok && k <= o.rounds; k++) {
-        side *first = k % 2 ? reference : student, *second = k % 2 ? student : reference;
-        ok = run_rounds(first, 1, &o) == 0 && run_rounds(second, 1, &o) == 0;
+        ok = run_round(k, &o) == 0;
     }
     ok = ok && end_side(student, &o) == 0 && end_side(reference, &o) == 0;
     for (int i = 0; i < SIDES; i++) {

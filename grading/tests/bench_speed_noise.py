@@ -33,6 +33,7 @@ def main():
     parser.add_argument("--out", help="write the ratios here as JSON")
     parser.add_argument("--rounds", type=int, default=speed.ROUNDS,
                         help="rounds per side (the grader's: speed.ROUNDS)")
+    parser.add_argument("--reps", help="timed runs per round, instead of the rubric's --reps")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every round")
     parser.add_argument("--no-pin", action="store_true",
                         help="leave the timed run's processes unpinned (the grader pins them)")
@@ -51,10 +52,13 @@ def main():
     for lab in labs:
         executor = context._link_reference(context.plans[lab.id])
         rule = lab.rubric.speed
+        driver_args = list(rule.args)
+        if args.reps and "--reps" in driver_args:
+            driver_args[driver_args.index("--reps") + 1] = args.reps
         command = build.executor_command(iso, executor, rule.time_limit_s)
         ratios, started = [], time.monotonic()
         for _ in range(args.runs):
-            measured = speed.measure(timed_binary(lab), rule.args, command, command, env,
+            measured = speed.measure(timed_binary(lab), driver_args, command, command, env,
                                      rule.time_limit_s, rounds=args.rounds,
                                      cpu_rule=lab.rubric.cpu, pin=not args.no_pin)
             if args.verbose:

@@ -1284,9 +1284,8 @@ class TimedDriverRuns(unittest.TestCase):
         self.assertGreater(measured.ratio, 5, measured.log)  # 20 ms against far less
         rounds = [line for line in measured.log.splitlines() if line.startswith("round ")]
         self.assertEqual([r.split(":")[0] for r in rounds],
-                         ["round 1 reference", "round 1 student", "round 2 student",
-                          "round 2 reference", "round 3 reference", "round 3 student",
-                          "round 4 student", "round 4 reference"], measured.log)
+                         [f"round {k} {who}" for k in range(1, 5)
+                          for who in ("reference", "student")], measured.log)
         # Each executor starts once, and both have started and run their warm-up before
         # anything is timed: no start-up of one side runs while the other is timed.
         self.assertEqual(sorted(e[0] for e in events if e[1] == "hello"),
@@ -1294,6 +1293,10 @@ class TimedDriverRuns(unittest.TestCase):
         sorts = [e for e in events if e[1] == "sort"]
         self.assertEqual([e[0] for e in sorts[:2]], ["reference", "student"])
         self.assertEqual([e[3] for e in sorts[:2]], [sorts[0][3]] * 2)
+        # Then the runs alternate, reference, student, student, reference, ...: both sides
+        # sample the same spells of the machine.
+        self.assertEqual([e[0] for e in sorts[2:]],
+                         ["reference", "student", "student", "reference"] * 6)
         # Three fresh inputs in each round, the same in round k of both sides: nothing a
         # side keeps from one round serves the next.
         inputs = {who: [e[3] for e in sorts if e[0] == who] for who in ("reference", "student")}
@@ -1354,12 +1357,13 @@ class TimedDriverRuns(unittest.TestCase):
         self.assertIn("the reference solution could not be timed: wrong: ", measured.message)
         self.assertFalse([e for e in events if e[:2] == ["student", "sort"]],
                          "the student's code never ran")
-        # ... in its last round too, after the student's rounds
+        # ... in its last run too, after the student's last (the warm-up and 4 rounds of 3)
         measured, events, _ = self.run_speed("reference-late",
-                                             reference=["crash_from=5", "across=1"], gpu=True)
+                                             reference=["crash_from=13", "across=1"], gpu=True,
+                                             rounds=4)
         self.assertFalse(measured.measured)
         self.assertIn("the reference solution could not be timed: error: ", measured.message)
-        self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 7)
+        self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 13)
 
 
 class SanitizerReports(unittest.TestCase):
