@@ -61,11 +61,15 @@ endif
 # NVCCFLAGS_05-quicksort, which grading.env hands to the grader too).
 -include $(wildcard labs/*/lab.mk)
 
+# The kit's own flags. A user's CFLAGS and NVCCFLAGS, from the command line or the
+# environment, come after them (`make NVCCFLAGS="-Xptxas -v" LAB=03`: the last of two
+# contradicting flags wins), and a change of either rebuilds what they compile
+# ($(BUILD)/flags/, common/common.mk). The grader compiles with the kit's alone.
 KIT_INCLUDES := -Icommon -I$(CUDA_HOME)/include
-CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra $(KIT_INCLUDES)
-NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Icommon
+KIT_CFLAGS := -O2 -g -std=c11 -Wall -Wextra $(KIT_INCLUDES)
+KIT_NVCCFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Icommon
+CFLAGS ?=
+NVCCFLAGS ?=
 CUNIT_LIB := $(shell $(CC) -print-file-name=libcunit.a)
 LDLIBS := -lm
 
@@ -73,13 +77,14 @@ LDLIBS := -lm
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-grader check-slurm check-handout check-gradescope skeletons \
         gpu-check bench-report handout gradescope docs-images docs-performance emulate \
-        emulate-parts check-emulate bench-emulate FORCE
+        emulate-parts check-emulate bench-emulate ptxas FORCE
 .DEFAULT_GOAL := all
 
 # Grouped by who runs a target. The student package (no solutions/) lists the students' only.
 help:
 	@echo "GPU Sorting Lab Kit. Labs: $(LABS_ALL)"
 	@echo "Variables: LAB=01 (one lab)  CUDA_ARCH=sm_90|native (one GPU; default: a fat binary)"
+	@echo "           NVCCFLAGS=... CFLAGS=... (added after the kit's own; a change rebuilds)"
 	@echo ""
 	@echo "Students (and everyone):"
 	@echo "  make                  build everything: common/, $(if $(HAVE_SOLUTIONS),both variants of each lab (student and reference),each lab (your version)), tests, tools"
@@ -88,6 +93,7 @@ help:
 	@echo "                        each file compiles and calls only what its lab allows; the grader then"
 	@echo "                        exits 3, and make with 2)"
 	@echo "  make check-host       build, then run what needs no GPU: common/'s host suites and build checks"
+	@echo "  make ptxas LAB=03     each kernel of your lab file: registers, spills, shared memory (ptxas -v)"
 	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
 	@echo "                        thread order (feedback, no points; Labs 01-04 so far: emulation/README.md)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"

@@ -42,7 +42,7 @@ DOCS_MATHJAX_PARTS := MathJax.js config extensions fonts jax localization
 $(NETWORK_DIAGRAM): tools/network_diagram.c labs/01-oddeven/oddeven.h labs/03-bitonic/bitonic.h \
                     common/host_device.h common/keyflip.h common/exit_codes.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(KIT_INCLUDES) -Ilabs/01-oddeven -Ilabs/03-bitonic $< -o $@
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) -Ilabs/01-oddeven -Ilabs/03-bitonic $< -o $@
 
 $(DOCS_IMAGE_DIR)/oddeven_network_n8.svg: $(NETWORK_DIAGRAM)
 	@mkdir -p $(@D)

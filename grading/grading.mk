@@ -17,7 +17,7 @@ GRADER_TOOLS := $(BUILD)/tools/sandbox_exec $(BUILD)/tools/gpu_probe
 # The sandbox launcher and the GPU probe: the grader runs them (never a student's process).
 $(BUILD)/tools/sandbox_exec: grading/runtime/sandbox_exec.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/gpu_probe: $(BUILD)/obj/grading/runtime/gpu_probe.o $(KIT_LIB)
 	@mkdir -p $(@D)
@@ -39,12 +39,12 @@ GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading
                  $(BUILD)/grading/timed_$(call lab_id,$(l)) \
                  $(BUILD)/obj/grading/calls/api_$(call lab_id,$(l)).exec.o)
 
-$(BUILD)/obj/grading/%.o: CFLAGS += -Igrading/runtime $(foreach l,$(LABS_ALL),-Ilabs/$(l))
+$(BUILD)/obj/grading/%.o: KIT_CFLAGS += -Igrading/runtime $(foreach l,$(LABS_ALL),-Ilabs/$(l))
 
 # The executor's half of a lab's call table: the same file, compiled as the executor's.
 $(BUILD)/obj/grading/calls/%.exec.o: grading/calls/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DKIT_REMOTE_EXECUTOR -MMD -MP -c $< -o $@
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) -DKIT_REMOTE_EXECUTOR -MMD -MP -c $< -o $@
 
 define GRADING_RULES
 $(BUILD)/grading/verdict_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
@@ -71,7 +71,7 @@ $(BUILD)/grading.env: FORCE
 	@{ echo "# Written by make: how grading/grade compiles and links a student's file."; \
 	   echo "NVCC=$(NVCC)"; \
 	   echo "GENCODE=$(GENCODE)"; \
-	   echo "NVCCFLAGS=$(NVCCFLAGS)"; \
+	   echo "NVCCFLAGS=$(KIT_NVCCFLAGS)"; \
 	   echo "LDLIBS=$(LDLIBS)"; \
 	   $(foreach l,$(LABS_ALL),echo "NVCCFLAGS_$(l)=$(NVCCFLAGS_$(l))";) } > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi

@@ -29,9 +29,9 @@ lab_compiled = $(if $(call lab_bonus,$(1)),$(call lab_bonus_source,$(1),$(2)) \
 define VARIANT_RULES
 $(BUILD)/$(2)/obj/$(1).o: $(call lab_source,$(1),$(2)) \
         $(if $(call lab_bonus,$(1)),$(call lab_bonus_source,$(1),$(2))) \
-        labs/$(1)/$(call lab_name,$(1)).h $(BUILD)/gencode.stamp
+        labs/$(1)/$(call lab_name,$(1)).h $(BUILD)/nvcc-flags.stamp
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c \
+	$$(NVCC) $$(KIT_NVCCFLAGS) $$(NVCCFLAGS) $$(NVCCFLAGS_$(1)) -Ilabs/$(1) -MMD -MP -c \
 	    $(call lab_compiled,$(1),$(2)) -o $$@
 
 $(BUILD)/$(2)/test_$(call lab_id,$(1)): $(RUNNER_OBJ) $(HARNESS_OBJ) \
@@ -46,7 +46,7 @@ $(BUILD)/$(2)/bin/$(call lab_name,$(1)): $(BUILD)/obj/labs/$(1)/$(call lab_name,
 endef
 
 define LAB_RULES
-$(BUILD)/obj/labs/$(1)/%.o: CFLAGS += -Ilabs/$(1)
+$(BUILD)/obj/labs/$(1)/%.o: KIT_CFLAGS += -Ilabs/$(1)
 $(if $(HAVE_SOLUTIONS),$(call VARIANT_RULES,$(1),solution))
 $(call VARIANT_RULES,$(1),student)
 endef
@@ -56,3 +56,13 @@ lab_targets = $(foreach v,$(VARIANTS),$(BUILD)/$(v)/test_$(call lab_id,$(1)) \
                 $(BUILD)/$(v)/bin/$(call lab_name,$(1)))
 SKELETON_PAIRS := $(if $(HAVE_SOLUTIONS),$(foreach l,$(LABS_ALL),$(l)/$(call lab_name,$(l)).cu \
                     $(if $(call lab_bonus,$(l)),$(l)/$(call lab_name,$(l))_bonus.cu)))
+
+# `make ptxas LAB=03`: each kernel of your lab file(s) with its registers, spills and shared
+# memory (ptxas -v), compiled as `make` compiles them, for one architecture: CUDA_ARCH's, or
+# sm_90 when that is the fat list (which would print every architecture). Nothing is kept.
+PTXAS_ARCH := $(if $(filter all,$(CUDA_ARCH)),sm_90,$(CUDA_ARCH))
+ptxas:
+	@$(foreach l,$(LABS),echo "== $(l) (labs/$(l), -arch=$(PTXAS_ARCH))"; \
+	  $(NVCC) $(filter-out -arch=% -gencode arch=%,$(KIT_NVCCFLAGS)) -arch=$(PTXAS_ARCH) \
+	    $(NVCCFLAGS) $(NVCCFLAGS_$(l)) -Ilabs/$(l) -Xptxas -v -c $(call lab_compiled,$(l),student) \
+	    -o /dev/null 2>&1 | tools/ptxas_summary.sh || exit 1;)

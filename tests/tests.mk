@@ -14,8 +14,8 @@ RUNNER_OBJ := $(BUILD)/obj/tests/runner.o
 HARNESS_OBJ := $(BUILD)/obj/tests/gpu_harness.o
 
 # The runner includes the grader's remote.h for the hooks a verdict binary fills in.
-$(BUILD)/obj/tests/%.o: CFLAGS += -Itests -Igrading/runtime $(foreach l,$(LABS_ALL),-Ilabs/$(l))
-$(BUILD)/obj/tests/%.o: NVCCFLAGS += -Itests
+$(BUILD)/obj/tests/%.o: KIT_CFLAGS += -Itests -Igrading/runtime $(foreach l,$(LABS_ALL),-Ilabs/$(l))
+$(BUILD)/obj/tests/%.o: KIT_NVCCFLAGS += -Itests
 
 $(BUILD)/test_common: $(RUNNER_OBJ) $(BUILD)/obj/tests/test_common.o \
                       $(BUILD)/obj/tests/keyflip_device.o $(KIT_LIB)

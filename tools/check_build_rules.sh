@@ -4,6 +4,8 @@
 #      are compiled again (not linked as they are into binaries other GPUs cannot run).
 #   2. LAB=NN builds the grading binaries of that lab alone.
 #   3. A lab that lacks a file every lab needs stops make with a sentence naming the file.
+#   4. A user's NVCCFLAGS and CFLAGS add to the kit's own (from the command line or the
+#      environment), a change of them compiles again, and the grader's flags stay the kit's.
 # usage: tools/check_build_rules.sh   (from the kit's root; prints `check-build: N passed, ...`)
 set -u
 cd "$(dirname "$0")/.."
@@ -52,6 +54,30 @@ message=$(make --no-print-directory -C "$copy" -n help 2>&1)
 check "a lab without its files stops make, naming them" \
     grep -q 'a lab lacks files every lab needs: .*labs/99-demo/demo.cu.*grading/calls/api_99_demo.c' \
     <<< "$message"
+
+# 4. The user's flags, after the kit's: the same small object, and one C object.
+command_of() { # VAR=VALUE way (cmdline|env): the nvcc command make runs for the object
+    if [ "$2" = env ]; then
+        env "$1" make --no-print-directory BUILD="$scratch/build" CUDA_ARCH=sm_90 "$object" 2>&1
+    else
+        make --no-print-directory BUILD="$scratch/build" CUDA_ARCH=sm_90 "$1" "$object" 2>&1
+    fi | grep -- ' -c tests/keyflip_device.cu'
+}
+for way in cmdline env; do
+    line=$(command_of NVCCFLAGS=-DKIT_USER_FLAG_$way $way)
+    check "NVCCFLAGS from the $way adds to the kit's flags and compiles again" \
+        grep -q -- '-std=c++17.*-Icommon.*-DKIT_USER_FLAG_'$way <<< "$line"
+done
+check "the same flags again compile nothing" \
+    test -z "$(command_of NVCCFLAGS=-DKIT_USER_FLAG_env env)"
+c_object=$scratch/build/obj/common/timer.o
+c_line=$(make --no-print-directory BUILD="$scratch/build" CFLAGS=-DKIT_USER_C_FLAG "$c_object" 2>&1 |
+         grep -- ' -c common/timer.c')
+check "CFLAGS adds to the kit's flags" grep -q -- '-Icommon.*-DKIT_USER_C_FLAG' <<< "$c_line"
+make --no-print-directory BUILD="$scratch/build" CUDA_ARCH=sm_90 NVCCFLAGS=-DKIT_USER_FLAG \
+    "$scratch/build/grading.env" > /dev/null 2>&1
+check "the grader compiles with the kit's flags alone" \
+    grep -q '^NVCCFLAGS=-O3 .*-Icommon$' "$scratch/build/grading.env"
 
 echo "check-build: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

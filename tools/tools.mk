@@ -23,14 +23,14 @@ deps:
 
 $(BUILD)/tools/skeleton: tools/skeleton.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) $< -o $@
 
 # The merge path is drawn from common/merge_path_ref.h, the CPU reference of Lab 02's tests
 # (the co-rank of the lab itself is the student's TODO).
 $(BUILD)/tools/merge_path_diagram: tools/merge_path_diagram.c common/merge_path_ref.h \
                                    common/exit_codes.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) $< -o $@
 
 # ---- skeletons: one source for skeleton and solution -------------------------------------------
 skeletons: $(BUILD)/tools/skeleton

@@ -11,9 +11,10 @@ set -u
 build=$1 out=$2
 mkdir -p "$out"
 bin=$out/device_tests
-# The architecture flags the kit was built with (build/gencode.stamp), else nvcc's default.
-gencode=$(cat "$build/gencode.stamp" 2>/dev/null || true)
-# shellcheck disable=SC2086 # the stamp holds several flags
+# The architecture flags the kit was built with (GENCODE in build/grading.env), else nvcc's
+# default.
+gencode=$(sed -n 's/^GENCODE=//p' "$build/grading.env" 2>/dev/null)
+# shellcheck disable=SC2086 # GENCODE holds several flags
 if ! nvcc $gencode -O2 -rdc=true -x cu emulation/tests/device_tests.cu -o "$bin" -lcudadevrt; then
     echo "device_tests: nvcc failed"
     exit 1

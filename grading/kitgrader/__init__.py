@@ -11,6 +11,7 @@ One job per module:
     sandbox    the sandbox that compiling and running student code happens in (bubblewrap)
     speed      timing a lab's sort against the reference solution's
     cpu        the CPU time a student's process may use (the sort must run on the GPU)
+    evidence   points need evidence that the GPU did a TODO's work (judged tests, timed run)
     sanitize   compute-sanitizer memcheck and racecheck, and reading their reports
     gpu        is a GPU here, is it free, which ones
     emulated   no GPU: a lab's [emulate] tests on the CPU emulation, in the sandbox (no points)

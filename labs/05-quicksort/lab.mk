@@ -14,6 +14,6 @@ NVCCFLAGS_05-quicksort := -rdc=true
 SEED_QUICKSORT_SRC := $(wildcard solutions/05-quicksort/seed_quicksort.cu)
 ifneq ($(SEED_QUICKSORT_SRC),)
 SEED_QUICKSORT_OBJ := $(BUILD)/obj/solutions/05-quicksort/seed_quicksort.o
-$(SEED_QUICKSORT_OBJ): NVCCFLAGS += $(NVCCFLAGS_05-quicksort)
+$(SEED_QUICKSORT_OBJ): KIT_NVCCFLAGS += $(NVCCFLAGS_05-quicksort)
 $(BUILD)/solution/bin/quicksort $(BUILD)/student/bin/quicksort: $(SEED_QUICKSORT_OBJ)
 endif
