@@ -332,12 +332,16 @@ class SubmissionGrader:
             if no_gpu:
                 # What a student can learn at home: each file compiles, includes and calls
                 # only what its lab allows, and links; the tests wait for a GPU.
+                # The host suites (tests without [gpu], such as Lab 02's co-rank) run as
+                # they would on a GPU host.
                 for state in states:
                     if state.executor:
-                        state.result.not_run("not run: no GPU (file compiled, includes and "
-                                             "calls allowed, linked)")
+                        state.result.not_run("no GPU (file compiled, includes and calls "
+                                             "allowed, linked)", gpu_only=True)
                         if state.result.speed:
-                            state.result.speed.message = "not measured: no GPU here"
+                            state.result.speed.message = ("measured when your instructor "
+                                                          "grades, on a GPU")
+                self._run_tests(states, only=lambda test: not test.gpu)
                 self._emulate(states, result)
                 raise no_gpu
             self._run_tests(states)
@@ -544,7 +548,7 @@ class SubmissionGrader:
         result.notes.append(note)
         return True
 
-    def _run_tests(self, states):
+    def _run_tests(self, states, only=None):
         """Every test of every lab that built, in one pool of test_jobs at a time. A suite's
         short tests whose CPU time is not judged run as one batch (_run_batch). The long jobs
         (tests a lab names "large_...", and batches) start first, so the short ones fill the
@@ -554,10 +558,11 @@ class SubmissionGrader:
         jobs = []
         for state in built:
             for suite in state.result.suites.values():
-                batch = [i for i, run in enumerate(suite.runs)
-                         if self.ctx.batched(state.lab, run.test)]
+                wanted = [i for i, run in enumerate(suite.runs)
+                          if only is None or only(run.test)]
+                batch = [i for i in wanted if self.ctx.batched(state.lab, suite.runs[i].test)]
                 batch = batch if len(batch) > 1 else []
-                jobs += [(state, suite, [i]) for i in range(len(suite.runs)) if i not in batch]
+                jobs += [(state, suite, [i]) for i in wanted if i not in batch]
                 jobs += [(state, suite, batch)] if batch else []
         # The long jobs first: large tests, and batches (many short tests in a row).
         jobs.sort(key=lambda job: len(job[2]) == 1

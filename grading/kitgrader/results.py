@@ -115,11 +115,12 @@ class LabResult:
         return self.status == GRADED and all(
             name in self.suites and self.suites[name].complete for name in required)
 
-    def not_run(self, message):
-        """Every test of the lab did not run, for this reason."""
+    def not_run(self, message, gpu_only=False):
+        """Every test of the lab (with gpu_only: every test that needs a GPU) did not run, for
+        this reason."""
         for suite in self.suites.values():
             suite.runs = [TestRun(test=r.test, status=NOT_RUN, message=message)
-                          for r in suite.runs]
+                          if r.test.gpu or not gpu_only else r for r in suite.runs]
 
 
 @dataclass
