@@ -15,7 +15,10 @@
 
 SHELL := /bin/bash
 BUILD ?= build
-CC ?= gcc
+# gcc unless the user names another (make's own default, cc, would make `CC ?=` a no-op).
+ifeq ($(origin CC),default)
+CC := gcc
+endif
 CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 
@@ -97,7 +100,8 @@ help:
 	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
 	@echo "                        thread order (feedback, no points; Labs 01-04 so far: emulation/README.md)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"
-	@echo "  make deps             install CUnit, Doxygen, Graphviz, MathJax, bubblewrap (apt, as root)"
+	@echo "  make deps             install CUnit, bubblewrap, Doxygen, Graphviz, MathJax, gnuplot, libclang,"
+	@echo "                        Boost.Context (apt, as root: tools/deps.sh says what each is for)"
 	@echo "  make clean            remove $(BUILD)/"
 	@echo "  make help             this list"
 ifneq ($(HAVE_SOLUTIONS),)
