@@ -996,7 +996,8 @@ static void test_multistride_small_sizes(void)
 
 /* Passes of every width, for the emulation (make emulate), where the medium sizes take minutes:
  * 65536 has stages whose strides above the tile go in passes of one, two, three and four
- * strides, and 2^17 + 3 (padded to 2^18) one of four then one of one, keys only, descending. */
+ * strides, and 2^17 + 3 (padded to 2^18) adds stage 2^17's five (a pass of four, then one of
+ * one) and stage 2^18's six (four, then two), keys only, descending. */
 static void test_multistride_every_pass_width(void)
 {
     if (check_sort(&MULTISTRIDE, 65536, KIT_DIST_UNIFORM, 79, 0, 1)) {
@@ -1005,7 +1006,8 @@ static void test_multistride_every_pass_width(void)
 }
 
 /* Every way the global strides of a stage split into passes of up to four: 9999 and 16384
- * (2 strides), 65536 (4), 2^17 + 3 (5: 4 + 1), 2^20 (8: 4 + 4), 2^22 (10: 4 + 4 + 2). */
+ * (2 strides), 65536 (4), 2^17 + 3 (padded to 2^18: 5 = 4 + 1, then 6 = 4 + 2), 2^20 (8: 4 + 4),
+ * 2^22 (10: 4 + 4 + 2). */
 static void test_multistride_medium_sizes(void)
 {
     const size_t extra[] = {3 * BITONIC_MS_TILE + 1, ((size_t)1 << 17) + 3};

@@ -28,6 +28,7 @@ check-host: all
 	@bash tools/check_build_rules.sh
 	@python3 tools/lab_tables.py --check
 	@python3 tools/test_bench_report.py
+	@python3 tools/test_handout_numbers.py
 
 check-lab-suites: all
 	@bash tests/check_lab_suites.sh $(BUILD) $(LABS)

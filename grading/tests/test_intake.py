@@ -44,11 +44,18 @@ NVCC_FLAGS = ["-arch=sm_90", "-O3", "-std=c++17", "-Icommon", "-Ilabs/01-oddeven
 LAB01 = SimpleNamespace(id="01-oddeven", student_file="oddeven.cu")
 
 
+def lab01_fixtures():
+    """The GPU fixtures of Lab 01 (the others, such as Lab 02's, are compiled and checked by
+    test_gpu_fixtures_build.py, which knows each fixture's lab)."""
+    return [folder for folder in sorted((TESTS / "fixtures" / "gpu").iterdir())
+            if folder.is_dir() and fixture_patch.fixture_lab(folder) == "01-oddeven"]
+
+
 def fixture_sources():
     """(where, text) of each fixture's student files as the grader sees them: where is
     ("gpu", NAME, "oddeven.cu") or ("host", NAME, ..., FILE.cu), text a GPU fixture's file
     (fixture_patch.source) or a host fixture's, written as a submission."""
-    for folder in sorted((TESTS / "fixtures" / "gpu").iterdir()):
+    for folder in lab01_fixtures():
         if (folder / "oddeven.cu").is_file() or (folder / fixture_patch.CHANGE_FILE).is_file():
             yield ("gpu", folder.name, "oddeven.cu"), fixture_patch.source(folder)
     hosts = testkit.host_fixtures()
@@ -184,7 +191,7 @@ class AllowedImports(unittest.TestCase):
         for name, text in SNIPPETS.items():
             (cls.tmp / f"{name}.cu").write_text(text)
             sources[name] = cls.tmp / f"{name}.cu"
-        for folder in sorted((TESTS / "fixtures" / "gpu").iterdir()):
+        for folder in lab01_fixtures():
             source = folder / "oddeven.cu"
             if (folder / "change.cu").exists():  # the solution with a change (fixture_patch)
                 source = cls.tmp / f"fixture_{folder.name}" / "oddeven.cu"

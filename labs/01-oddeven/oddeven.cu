@@ -47,7 +47,9 @@ extern "C" cudaError_t oddeven_sort(unsigned int *d_keys, size_t n)
  * Sorts array `blockIdx.x` of a batch in shared memory. Array b starts at keys + b * n.
  * The block's threads first copy it into a `__shared__` tile of ::ODDEVEN_BLOCK_MAX_N keys
  * (thread t copies keys t, t + blockDim.x, ...), then run all n phases, thread t owning
- * pair t, with a barrier after each phase, then copy the tile back.
+ * pair t, with a barrier after each phase, then copy the tile back. (The two copies are
+ * load_shared() and store_shared() of common/kit_device.cuh, if you include it: see the
+ * handout.)
  */
 __global__ void oddeven_block_kernel(unsigned int *keys, size_t n)
 {
@@ -77,7 +79,11 @@ __global__ void oddeven_cooperative_kernel(unsigned int *keys, size_t n)
     /* TODO 1.4: grid-stride over the pairs of each phase, grid.sync() between */
 }
 
-/** Launches the cooperative kernel on a grid that fits on the GPU at once (oddeven.h). */
+/**
+ * Launches the cooperative kernel on a grid that fits on the GPU at once (oddeven.h).
+ * cudaLaunchCooperativeKernel() returns its launch's error itself; when it fails, clear the
+ * runtime's copy (one cudaGetLastError()) before returning it, as the handout shows.
+ */
 extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
 {
     if (n < 2) {

@@ -27,7 +27,8 @@
 
 /* ------------------------------------------------------------------------------------------
  * TODO 3.1: the comparator, one step in a tile, the tile sort. `run` is the length of the
- * sorted runs the whole sort produces: n for one array, the padded length for a batch.
+ * sorted runs the whole sort produces: for one array, the n these functions get; for a batch,
+ * the padded length of one array (not of the whole batch: n is then `count * run`).
  * ------------------------------------------------------------------------------------------ */
 
 /**

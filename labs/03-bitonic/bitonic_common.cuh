@@ -3,10 +3,10 @@
  * @brief Lab 03's given declarations that both of your files use: the padded sort of TODO 3.4
  * and the type of the runs sort it takes.
  *
- * Included by bitonic_given.cuh and bitonic_bonus_given.cuh, and nowhere else. It declares
- * only: sort_padded() is defined in bitonic_given.cuh and called from bitonic_bonus_given.cuh
- * too (the two student files are compiled as one translation unit, bitonic.cu first). Read it,
- * do not edit it.
+ * Included by bitonic_given.cuh and bitonic_bonus_given.cuh, and nowhere else. It holds
+ * declarations only: sort_padded() is defined once, in bitonic_given.cuh, and
+ * bitonic_bonus_given.cuh calls that definition (the two student files are compiled as one
+ * translation unit, bitonic.cu first). Read it, do not edit it.
  */
 #pragma once
 

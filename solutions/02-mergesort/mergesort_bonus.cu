@@ -46,8 +46,8 @@
  *    on each stream 1 .. count - 1 after its last chunk, waited for by stream 0, which runs
  *    its own chunks in order anyway): merge-path passes (::pass_merge_path, splits area
  *    `count`) of widths `chunk`, `2 * chunk`, ... between `s->keys` and `s->scratch`, all but
- *    the last. (Widths double from `chunk`, so the last pass, of the smallest width that is
- *    at least n / 2, is a single merge.)
+ *    the last. (Widths double from `chunk`; the last pass, of the first width with
+ *    `2 * width >= n`, has two runs that cover the whole array: a single merge.)
  * 3. the last pass (one merge): its partition (::merge_path_partition) on stream 0 and an
  *    event after it; then segment `g` (pieces `g * P ...` of ::MERGESORT_TILE output keys,
  *    with P the smallest number of pieces that makes at least `chunk` keys, the last segment
@@ -224,7 +224,11 @@ __device__ __forceinline__ void reg_serial_merge(const unsigned int *shared_keys
  * take their ::MERGESORT_REG_ITEMS_PER_THREAD outputs: thread t's start at
  * `t % coop * MERGESORT_REG_ITEMS_PER_THREAD` of its merge, found by ::reg_co_rank, merged by
  * ::reg_serial_merge into its registers, values gathered from where their keys came from.
- * ::reg_store_tile writes the result.
+ * ::reg_store_tile writes the result. Keys only (@p dst_values NULL), `values` is never loaded
+ * and the network swaps whatever it holds: harmless, since those registers never reach memory
+ * (::reg_to_shared and ::reg_store_tile skip them) and initcheck watches device memory, not
+ * registers; if g++ warns of it, or you prefer, `= {0}` on the array settles it at no
+ * measurable cost.
  */
 __global__ void __launch_bounds__(MERGESORT_REG_BLOCK_THREADS)
     reg_sort_tile_kernel(const unsigned int *src_keys, const unsigned int *src_values,
