@@ -13,8 +13,9 @@ real:
 - **The timed run.** A TODO with no judged test (Lab 01's 1.2: n launches of a tiny kernel,
   launch-bound at every size, so an honest loop's CPU time is as large as a host sort's)
   takes its evidence from the speed rule's timed run, when the rubric gives a "floor_ratio":
-  its n launches cannot finish in less than that fraction of the reference's time, and a host
-  sort finishes in a twentieth of it. The timed run is made for this evidence even when the
+  its n phases cannot finish in less than that fraction of the reference's time (0.1 in Lab
+  01: even one cooperative kernel with a grid-wide barrier per phase takes more), and a host
+  sort took 0.02-0.03x on an H100. The timed run is made for this evidence even when the
   lab is not correct enough for speed points. A run under the floor is host work found: like
   a test over the CPU budget, it costs every test of the lab. A run that failed (a wrong
   result, a crash, out of time) leaves the TODO without evidence: its tests do not count. A
