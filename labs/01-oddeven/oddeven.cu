@@ -82,7 +82,7 @@ __global__ void oddeven_cooperative_kernel(unsigned int *keys, size_t n)
 /**
  * Launches the cooperative kernel on a grid that fits on the GPU at once (oddeven.h).
  * cudaLaunchCooperativeKernel() returns its launch's error itself; when it fails, clear the
- * runtime's copy (one cudaGetLastError()) before returning it, as the handout shows.
+ * runtime's copy (one cudaGetLastError()) before returning it, as the handout says.
  */
 extern "C" cudaError_t oddeven_sort_cooperative(unsigned int *d_keys, size_t n)
 {
