@@ -1030,6 +1030,44 @@ class ProcessRunner(unittest.TestCase):
         self.assertTrue(listed[0].sanitize and not listed[1].sanitize)
 
 
+class EvidenceRule(unittest.TestCase):
+    """evidence.py through grading/grade: a TODO whose judged tests fail counts none of its
+    other tests (fixture lab 95, with a rubric that judges 5.1's negative test)."""
+
+    def test_a_todo_whose_judged_test_fails_counts_nothing(self):
+        kit = STATE["tmp"] / "kit-evidence"
+        shutil.rmtree(kit, ignore_errors=True)
+        shutil.copytree(FIXTURE_KIT / "labs", kit / "labs")
+        shutil.copytree(FIXTURE_KIT / "grading" / "rubric", kit / "grading" / "rubric")
+        rubric_path = kit / "grading" / "rubric" / "95-hostbonus.json"
+        spec = json.loads(rubric_path.read_text())
+        spec["cpu"] = {"tests": ["5.1_sum/negative"]}
+        rubric_path.write_text(json.dumps(spec))
+        # Right for positive values only: the small test passes, the judged one fails.
+        submission = STATE["tmp"] / "evidence-submission"
+        (submission / "95-hostbonus").mkdir(parents=True, exist_ok=True)
+        (submission / "95-hostbonus" / "hostbonus.cu").write_text(
+            (FIXTURE_KIT / "solutions" / "95-hostbonus" / "hostbonus.cu").read_text().replace(
+                "total += values[i];", "total += values[i] > 0 ? values[i] : 0;"))
+        results = {}
+        for name, kit_root in (("judged", kit), ("as shipped", FIXTURE_KIT)):
+            out = STATE["out"] / f"evidence-{name.replace(' ', '-')}"
+            command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out),
+                       "--build", str(STATE["build"]), "--kit-root", str(kit_root),
+                       "--no-gpu-check", "--lab", "95", str(submission)]
+            proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            results[name] = tests_of(json.loads((out / "results.json").read_text()), "95")
+            self.assertIn(proc.returncode, (0, 1), proc.stdout + proc.stderr)
+        small = results["judged"]["95-hostbonus 5.1_sum/small"]
+        self.assertEqual((small["status"], small["score"]), ("failed", 0), small["output"])
+        self.assertIn("not counted: this TODO's large tests (negative) did not pass",
+                      small["output"])
+        # Without the judged test, the same file keeps its small test's points.
+        shipped = results["as shipped"]["95-hostbonus 5.1_sum/small"]
+        self.assertEqual(shipped["status"], "passed", shipped["output"])
+        self.assertGreater(shipped["score"], 0)
+
+
 class RubricFiles(unittest.TestCase):
     def write(self, data):
         path = STATE["tmp"] / "rubric" / "91-hostsum.json"
