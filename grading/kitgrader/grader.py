@@ -594,13 +594,13 @@ class SubmissionGrader:
         binary = verdict_binary(lab)
         if self._out_of_time():
             return self._not_run(test)
-        limit = self.ctx.test_limit(lab, test.suite)
+        limit = self._limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
         command = build.executor_command(self.isolation, executor, limit)
         run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
                                 cwd=work, output_limit=opts.output_limit, executor=command)
         self._write_log(lab, run, process, limit, logs)
-        return self._judged(lab, test, run, process)
+        return self._stopped_at_deadline(self._judged(lab, test, run, process))
 
     def _run_batch(self, lab, executor, tests, work, logs):
         """Tests of one suite in one process (run.run_batch): one executor, so one CUDA context
@@ -611,7 +611,7 @@ class SubmissionGrader:
         a failure of the first test of a process, or a test out of its own time limit, is
         final. Returns test id -> TestRun."""
         opts = self.ctx.options
-        limit = self.ctx.test_limit(lab, tests[0].suite)
+        limit = self._limit(lab, tests[0].suite)
         runs, pending, number = {}, list(tests), 0
         while pending:
             if self._out_of_time():
@@ -640,13 +640,30 @@ class SubmissionGrader:
             for k, run in enumerate(batch_runs):
                 if run.passed or k == 0 or run.status == TIMEOUT:
                     self._write_log(lab, run, process, limit, logs, batch_log=batch_log)
-                    runs[run.test.id] = self._judged(lab, run.test, run, process)
+                    runs[run.test.id] = self._stopped_at_deadline(
+                        self._judged(lab, run.test, run, process))
                 if not run.passed:
                     pending = pending[k + 1:] if k == 0 or run.status == TIMEOUT else pending[k:]
                     break
             else:
                 pending = pending[len(batch_runs):]
         return runs
+
+    def _limit(self, lab, suite):
+        """A test's time limit, cut to the submission's grading time left (--max-time): a
+        test that would run past it is stopped there."""
+        limit = self.ctx.test_limit(lab, suite)
+        if self.deadline is not None:
+            limit = max(0.1, min(limit, self.deadline - time.monotonic()))
+        return limit
+
+    def _stopped_at_deadline(self, run):
+        """A test out of time because the grading time ran out says so, not that it hung."""
+        if run.status == TIMEOUT and self._out_of_time():
+            run.status = NOT_RUN
+            run.message = (f"stopped: this submission used up its "
+                           f"{self.ctx.options.max_time:g} s of grading time")
+        return run
 
     def _not_run(self, test):
         return TestRun(test=test, status=NOT_RUN,
