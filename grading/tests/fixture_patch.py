@@ -30,6 +30,10 @@ BEGIN SOLUTION / END SOLUTION markers tools/skeleton.c reads):
     ...
     /* END */
 
+`/* SNIPPET NAME */`, a line of an INSERT or WITH, stands for grading/tests/fixtures/snippets/
+NAME.cu, code that several hostile fixtures share (driver_copies: the driver API's copies,
+reached without importing anything off the allowlist).
+
 Each directive is a line of its own at column 0; the lines between directives are taken as
 they are (blank lines included); blank lines between one END and the next directive are
 ignored. `/* BASE NAME */`, as the first directive, starts from the sibling fixture NAME's
@@ -81,7 +85,8 @@ HOST_FIXTURES = TESTS / "fixtures" / "host"
 HOST_BASES = TESTS / "fixture_kit" / "solutions"  # the solutions host fixtures change
 HOST_CHANGE = ".change.cu"  # NAME.change.cu in a host fixture is written as NAME.cu
 
-DIRECTIVE = re.compile(r"^/\* (BASE|REPLACE|AFTER|BEFORE|WITH|INSERT|END)(?: (.*?))? \*/$")
+DIRECTIVE = re.compile(r"^/\* (BASE|REPLACE|AFTER|BEFORE|WITH|INSERT|END|SNIPPET)(?: (.*?))? \*/$")
+SNIPPETS = TESTS / "fixtures" / "snippets"  # code several hostile fixtures share
 OPENERS = {"REPLACE": "WITH", "AFTER": "INSERT", "BEFORE": "INSERT"}
 
 
@@ -153,6 +158,14 @@ def parse_change(text, path, header_only=False):
                                    f"REPLACE/WITH/END, AFTER/INSERT/END, BEFORE/INSERT/END)")
             continue
         word, argument = directive.group(1), directive.group(2)
+        if word == "SNIPPET":
+            if expect != "END" or section is not edits[-1].new:
+                raise FixtureError(f"{path}:{number}: SNIPPET only inside an INSERT or WITH")
+            snippet = SNIPPETS / f"{argument}.cu"
+            if not argument or not snippet.is_file():
+                raise FixtureError(f"{path}:{number}: no snippet {snippet}")
+            section.extend(snippet.read_text().splitlines(keepends=True))
+            continue
         if word == "BASE":
             if edits or base or section is not None:
                 raise FixtureError(f"{path}:{number}: BASE must come before every edit")

@@ -214,6 +214,13 @@ class Changes(unittest.TestCase):
         with self.assertRaisesRegex(FixtureError, "fixture made_up: .*changes nothing"):
             fixture_patch.source(self.write_fixture("/* made up */\n" + same))
 
+    def test_a_snippet_is_pasted_where_it_stands(self):
+        snippet = (fixture_patch.SNIPPETS / "driver_copies.cu").read_text()
+        text = fixture_patch.source(self.write_fixture(
+            "/* x */\n/* BEFORE */\n#include \"oddeven.h\"\n/* INSERT */\nint before;\n"
+            "/* SNIPPET driver_copies */\nint after;\n/* END */\n"))
+        self.assertIn("int before;\n" + snippet + "int after;\n#include \"oddeven.h\"", text)
+
     def test_a_malformed_change_is_refused(self):
         for change, words in [
                 ("/* x */\n/* REPLACE */\nx\n/* END */\n", "END where WITH was expected"),
@@ -222,6 +229,10 @@ class Changes(unittest.TestCase):
                 ("int no_header;\n/* AFTER */\nx\n/* INSERT */\ny\n/* END */\n", "header comment"),
                 ("/* x */\n/* AFTER IN 9.9 */\nx\n/* INSERT */\ny\n/* END */\n",
                  "no block of TODO 9.9"),
+                ("/* x */\n/* REPLACE */\n/* SNIPPET driver_copies */\n/* WITH */\ny\n/* END */\n",
+                 "SNIPPET only inside an INSERT or WITH"),
+                ("/* x */\n/* AFTER */\nx\n/* INSERT */\n/* SNIPPET no_such */\n/* END */\n",
+                 "no snippet"),
         ]:
             with self.subTest(change):
                 with self.assertRaisesRegex(FixtureError, f"fixture made_up: .*({words})"):
