@@ -331,9 +331,8 @@ class SubmissionGrader:
                              for note in state.result.notes]
             if no_gpu:
                 # What a student can learn at home: each file compiles, includes and calls
-                # only what its lab allows, and links; the tests wait for a GPU.
-                # The host suites (tests without [gpu], such as Lab 02's co-rank) run as
-                # they would on a GPU host.
+                # only what its lab allows, and links; the host suites (tests without [gpu],
+                # such as Lab 02's co-rank) run as on a GPU host; the GPU tests wait.
                 for state in states:
                     if state.executor:
                         state.result.not_run("no GPU (file compiled, includes and calls "
@@ -549,8 +548,8 @@ class SubmissionGrader:
         return True
 
     def _run_tests(self, states, only=None):
-        """Every test of every lab that built, in one pool of test_jobs at a time. A suite's
-        short tests whose CPU time is not judged run as one batch (_run_batch). The long jobs
+        """Every test of every lab that built (with only: those it accepts), in one pool of
+        test_jobs at a time. A suite's short tests run as one batch (_run_batch). The long jobs
         (tests a lab names "large_...", and batches) start first, so the short ones fill the
         gaps beside them instead of leaving one long job running alone at the end."""
         opts = self.ctx.options
@@ -565,8 +564,7 @@ class SubmissionGrader:
                 jobs += [(state, suite, [i]) for i in wanted if i not in batch]
                 jobs += [(state, suite, batch)] if batch else []
         # The long jobs first: large tests, and batches (many short tests in a row).
-        jobs.sort(key=lambda job: len(job[2]) == 1
-                  and "large" not in job[1].runs[job[2][0]].test.name)
+        jobs.sort(key=lambda job: len(job[2]) == 1 and not is_large(job[1].runs[job[2][0]].test))
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
             done = pool.map(self._run_job, jobs)
@@ -809,6 +807,8 @@ class SubmissionGrader:
                                       "tell which of this lab's answers the GPU computed")
 
     def _speed(self, lab, plan, executor, logs, result):
+        """The timed run: speed points when the lab is correct; else, when a suite rests on
+        it for its evidence (evidence.py) and passed a test, made for that evidence alone."""
         outcome = result.speed
         timed = evidence.timed_suites(lab.rubric, result.suites)
         if outcome is None or plan.reference_executor is None:
@@ -816,37 +816,25 @@ class SubmissionGrader:
                 result.notes.append(f"the timed run was not made here (no reference solution "
                                     f"or speed): {', '.join(timed)} counted without its evidence")
             return
-        rule = lab.rubric.speed
-        # Made for the evidence alone (no points) when a suite rests on it and passed a test.
-        for_evidence = any(result.suites[name].passed for name in timed)
-        if not result.correct_for_speed():
+        points = result.correct_for_speed()
+        if not points:
             needed = ", ".join(lab.rubric.required_for_speed())
-            outcome.message = f"not measured: needs every test of {needed} to pass"
-            if not for_evidence:
+            if not any(result.suites[name].passed for name in timed):
+                outcome.message = f"not measured: needs every test of {needed} to pass"
                 return
             outcome.message = f"no points: needs every test of {needed} to pass"
-            self._speed_evidence(lab, plan, executor, logs, result, points=False)
-            return
         if self._out_of_time():
-            outcome.message = "not measured: this submission used up its grading time"
+            if points:
+                outcome.message = "not measured: this submission used up its grading time"
             evidence.withdraw_timed(lab.rubric, result, "your submission used up its grading "
                                                         "time before its sort was timed")
             return
-        self._speed_evidence(lab, plan, executor, logs, result, points=True)
-
-    def _speed_evidence(self, lab, plan, executor, logs, result, points):
-        """The timed run: speed points when `points`, and the evidence of the suites that rest
-        on it (evidence.py)."""
-        outcome, rule = result.speed, lab.rubric.speed
-        if self._out_of_time():
-            evidence.withdraw_timed(lab.rubric, result, "your submission used up its grading "
-                                                        "time before its sort was timed")
-            return
+        rule = lab.rubric.speed
         self.echo(f"{lab.id}: speed")
-        iso, timed = self.isolation, timed_binary(lab)
+        iso, driver = self.isolation, timed_binary(lab)
         limit = rule.time_limit_s
         measured = speed.measure(
-            timed, rule.args, build.executor_command(iso, executor, limit),
+            driver, rule.args, build.executor_command(iso, executor, limit),
             build.executor_command(iso, plan.reference_executor, limit), self.env, limit,
             cpu_rule=lab.rubric.cpu)
         (logs / "speed.log").write_text(measured.log + "\n")
@@ -854,7 +842,7 @@ class SubmissionGrader:
         if not measured.measured:
             if measured.message.startswith("the reference"):
                 outcome.max_points = 0.0  # not the student's fault: not counted
-                if evidence.timed_suites(lab.rubric, result.suites):
+                if timed:
                     result.notes.append("the reference could not be timed: the timed run's "
                                         "evidence was not checked")
             else:

@@ -545,15 +545,21 @@ def _judge_result_line(run, result, channel, failure):
         run.message = failure or f"failed (exit {result.exit_code}; the log has the output)"
 
 
-def batch_notes(result):
-    """The notes of a batch's channel, also when its process was killed before the result
-    line (a test out of time): every line up to the first without the run's token."""
-    notes = {}
+def _batch_note_lines(result):
+    """(key, text) of each note of a batch's channel, also when its process was killed before
+    the result line (a test out of time): every line up to the first without the run's token."""
     for line in result.channel_lines():
         token, _, rest = line.partition(" ")
         if token != result.token or not rest.startswith("note "):
             break
         key, _, text = rest[len("note "):].partition(" ")
+        yield key, text
+
+
+def batch_notes(result):
+    """The notes of a batch's channel, key -> texts (_batch_note_lines)."""
+    notes = {}
+    for key, text in _batch_note_lines(result):
         notes.setdefault(key, []).append(text)
     return notes
 
@@ -566,11 +572,7 @@ def notes_by_test(result):
     verdict process notes each test's CPU time there, measured from where the one before
     ended), as a Channel per test id."""
     tests, current = {}, None
-    for line in result.channel_lines():
-        token, _, rest = line.partition(" ")
-        if token != result.token or not rest.startswith("note "):
-            break
-        key, _, text = rest[len("note "):].partition(" ")
+    for key, text in _batch_note_lines(result):
         if key == "start":
             current = text
             tests[current] = Channel(True)

@@ -374,10 +374,10 @@ static void stop_now(int sig)
 }
 
 /* The process of one side: starts its executor (@p command) and answers each request on
- * @p fd: 'r' and a byte K, round K, 'e' (or the end of the socket) the end of its executor,
- * measured as at
- * the end of a test (did it open the GPU at all? asked of the student's alone, @p check_gpu:
- * the reference's is the kit's own, and it ends between rounds too), then it exits. */
+ * @p fd: 'w' its warm-up run, 't' and two bytes K and R run R of round K, 'e' (or the end of
+ * the socket) the end of its executor, measured as at the end of a test (did it open the GPU
+ * at all? asked of the student's alone, @p check_gpu: the reference's is the kit's own), then
+ * it exits. */
 static void run_side(char **command, int fd, const options *o, const inputs *in, int check_gpu)
     __attribute__((noreturn));
 
@@ -447,12 +447,11 @@ typedef struct {
     char **command;   /* its executor's argv, NULL-terminated */
     pid_t pid;        /* its process, -1 when there is none */
     int fd;           /* this end of the socket to it */
-    int rounds;       /* rounds asked for so far */
 } side;
 
 enum { REFERENCE, STUDENT, SIDES };
 
-static side sides[SIDES] = {{"reference", NULL, -1, -1, 0}, {"student", NULL, -1, -1, 0}};
+static side sides[SIDES] = {{"reference", NULL, -1, -1}, {"student", NULL, -1, -1}};
 
 /* The first failure: "SIDE WORD TEXT", and the exit status it gives. */
 static char failure[700];
@@ -604,7 +603,10 @@ static int run_round(size_t k, const options *o)
     double cpu[SIDES] = {0, 0}, spent[SIDES] = {0, 0};
     for (size_t r = 0; r < o->reps; r++) {
         for (int turn = 0; turn < SIDES; turn++) {
-            int who = ((r + (k - 1) * o->reps) % 2 == 0) == (turn == 0) ? REFERENCE : STUDENT;
+            /* Runs 0, 1, 2, ... of the whole timed run go R S, S R, R S, ...: who goes first
+             * alternates, so neither side always runs right after the other. */
+            int first = ((k - 1) * o->reps + r) % 2 == 0 ? REFERENCE : STUDENT;
+            int who = turn == 0 ? first : SIDES - 1 - first;
             side *s = &sides[who];
             char answer[800];
             if (who != noted) { /* whose run it is, should the timed run be killed */
@@ -792,7 +794,7 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         generate_inputs(&in, &o); /* while the executors start */
     }
     /* Both started and warmed up, one after the other, before any round is timed; then the
-     * rounds in the order reference, student, student, reference, reference, student, ... */
+     * rounds, their runs alternating between the sides (run_round). */
     ok = ok && warm_side(reference, &o) == 0 && warm_side(student, &o) == 0;
     for (size_t k = 1; ok && k <= o.rounds; k++) {
         ok = run_round(k, &o) == 0;
