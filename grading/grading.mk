@@ -92,6 +92,7 @@ check-grader: all
 	python3 grading/tests/test_gpu_fixtures_build.py --build $(BUILD) && \
 	python3 grading/tests/test_policy.py --build $(BUILD) && \
 	python3 grading/tests/test_hardening.py --build $(BUILD) && \
+	python3 grading/tests/test_sharing.py --build $(BUILD) && \
 	python3 grading/tests/test_grader.py --build $(BUILD)
 
 # Class grading through Slurm, on a one-node cluster started for the test (root, no GPU):

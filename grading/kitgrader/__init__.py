@@ -19,7 +19,8 @@ One job per module:
     grader     grading one submission, lab by lab
     report     the terminal table, results.json (Gradescope), the CSV gradebook
     classroom  grading a folder of submissions, several at once on several GPUs
-    slurm      grading a class through Slurm: one job array, one task per submission
+    sharing    several submissions on one GPU: turns, timing alone, a memory budget per slot
+    slurm      grading a class through Slurm: one job array, K submissions per task
 
 Only the Python 3 standard library is used (3.9 or newer).
 """

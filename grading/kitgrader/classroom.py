@@ -1,8 +1,11 @@
-"""Grading a class: every submission folder under a folder, several at once, one GPU each.
+"""Grading a class: every submission folder under a folder, several at once on each GPU.
 
 Each submission is graded by its own SubmissionGrader, in a worker thread that holds one
-grading slot for the whole submission: a GPU (CUDA_VISIBLE_DEVICES) and a sandbox uid of its
-own; the test processes do the work, so threads are enough. Each student gets
+grading slot for the whole submission: a GPU (CUDA_VISIBLE_DEVICES), shared with the GPU's
+other slots (sharing.py: tests side by side, anything timed with the GPU alone, a GPU memory
+budget per slot), and a sandbox uid of its own; the test processes do the work, so threads are
+enough. A line of progress follows each student (done, graded per minute, time left). Each
+student gets
 OUT/STUDENT/{results.json, grade.log, logs/}; the class gets OUT/gradebook.csv, written again
 (whole, report.write_atomic) after every student, so a run that is stopped keeps what it
 graded: the students not graded yet have rows that say so. If the GPUs stop working, or the
@@ -22,6 +25,7 @@ import os
 import queue
 import stat
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +36,7 @@ from .grader import SubmissionGrader
 from .report import printable, write_gradebook, write_submission
 from .results import SubmissionResult
 from .run import stop_everything, stopping
+from .sharing import GpuTurns, MemoryWatch, budgets_for
 
 
 RESERVED = {"gradebook.csv", "work", "logs", "results.json", "grade.log"}  # in OUT/ and OUT/NAME/
@@ -95,15 +100,47 @@ def labs_submitted(labs, submissions):
                    if not s.refused_reason)]
 
 
-def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
-    """Grades every submission; `say` gets one line per student as each is done. Returns
-    their SubmissionResults, in name order."""
+def labs_held(labs, sub):
+    """How many of these labs' student files a submission holds (0 for a refused entry)."""
+    return 0 if sub.refused_reason else sum(1 for lab in labs
+                                            if find_student_file(sub.folder, lab))
+
+
+def slot_gpus(gpus, jobs):
+    """Each slot's GPU: jobs slots spread over the GPUs in turn (jobs 6 on GPUs 0, 1: 0, 1,
+    0, 1, 0, 1)."""
+    return [gpus[slot % len(gpus)] for slot in range(max(1, jobs))]
+
+
+def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False, gpu_mib=None,
+                on_result=None, first_slot=0, indices=None, gradebook=True):
+    """Grades every submission, `jobs` at once spread over `gpus` (gpu_mib: {gpu: its memory
+    in MiB}, for the slots' budgets when a GPU has several); `say` gets one line per student
+    as each is done, and a line of progress. A Slurm task grading its share of a class
+    (slurm.py) gives on_result(k, result), called as each is done (it writes the row), its
+    first slot, the submissions' indices in the class (their work folders), and no gradebook.
+    Returns their SubmissionResults, in order."""
     out_dir = Path(out_dir)
-    # A grading slot per worker: its GPU, and its own sandbox uid (sandbox.py), so that one
-    # student's processes count against no classmate's limit.
+    indices = list(range(len(submissions))) if indices is None else indices
+    # `jobs` submissions compile and run tests at once (a test slot each, `testing`); as many
+    # again may wait for, or take, the GPU alone for their timed work meanwhile (sharing.py).
+    # Each of them has a grading slot: its GPU, and its own sandbox uid (sandbox.py), so that
+    # one student's processes count against no classmate's limit.
+    testers = slot_gpus(gpus, jobs)
+    slots = slot_gpus(gpus, 2 * len(testers) if len(testers) > len(gpus) else len(testers))
     free = queue.Queue()
-    for slot, gpu_id in enumerate(gpus[:max(1, jobs)]):
-        free.put((slot, gpu_id))
+    for slot, gpu_id in enumerate(slots):
+        free.put((first_slot + slot, gpu_id))
+    testing = {gpu_id: threading.BoundedSemaphore(testers.count(gpu_id))
+               for gpu_id in set(testers)}
+    turns = {gpu_id: GpuTurns(gather=testers.count(gpu_id)) for gpu_id in set(testers)}
+    # The GPU's --test-jobs split among its test slots: as many test processes on it at once
+    # as one submission alone has (more made launch-bound tests time out: sharing.py).
+    test_jobs = {gpu_id: max(1, context.options.test_jobs // testers.count(gpu_id))
+                 if testers.count(gpu_id) > 1 else None for gpu_id in set(testers)}
+    budgets = budgets_for(testers, gpu_mib or {})
+    watch = MemoryWatch(budgets).start() if budgets else None
+    progress = Progress(sum(1 for sub in submissions if not sub.refused_reason))
     lost = threading.Event()
     lost_reason = []
     lab_ids = [lab.id for lab in context.labs]
@@ -112,6 +149,8 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
 
     def record(index, result):
         """The gradebook as it stands: every student done, and a row for each of the others."""
+        if not gradebook:
+            return
         with book:
             done[index] = result
             rows = [done.get(i) or SubmissionResult(
@@ -133,9 +172,12 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
                                     exit_code=EXIT_NO_GPU)
         slot, gpu_id = free.get()
         try:
-            result = grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose)
+            result = grade_one(context, indices[index], sub, out_dir, gpu_id, slot, tell,
+                               verbose, turns[gpu_id], watch, testing[gpu_id],
+                               test_jobs[gpu_id])
         finally:
             free.put((slot, gpu_id))
+        tell(progress.one_done())
         if result.error and result.exit_code == EXIT_NO_GPU:
             lost_reason.append(result.error)
             lost.set()
@@ -150,10 +192,17 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
                                            error=f"not graded: {why}"))
             raise
         record(index, result)
+        if on_result is not None:
+            on_result(index, result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(gpus)))) as pool:
-        futures = [pool.submit(recorded, i, sub) for i, sub in enumerate(submissions)]
+    with ThreadPoolExecutor(max_workers=len(slots)) as pool:
+        # With several at once, the most labs first: the class ends sooner when its longest
+        # gradings start early.
+        order = range(len(submissions)) if len(slots) == 1 else sorted(
+            range(len(submissions)), key=lambda i: -labs_held(context.labs, submissions[i]))
+        futures = {i: pool.submit(recorded, i, submissions[i]) for i in order}
+        futures = [futures[i] for i in range(len(submissions))]
         try:
             results = [f.result() for f in futures]
         except BaseException:
@@ -161,7 +210,11 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False):
             # workers end now and the gradebook keeps what was graded.
             stop_everything()
             raise
-    write_gradebook(out_dir / "gradebook.csv", results, lab_ids)
+        finally:
+            if watch is not None:
+                watch.stop()
+    if gradebook:
+        write_gradebook(out_dir / "gradebook.csv", results, lab_ids)
     return results
 
 
@@ -171,13 +224,43 @@ def refused_result(sub):
                             error=f"not graded: {sub.refused_reason}")
 
 
-def grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose=False):
-    """Grades one (vetted) submission on gpu_id with the slot's uid: OUT/NAME/ as a class run
-    writes it, and one line to `tell`. A Slurm task (slurm.py) runs this alone."""
+class Progress:
+    """The line after each student: how many are done, the rate, and the time left."""
+
+    def __init__(self, total, clock=time.monotonic):
+        self.total, self.done, self._clock = total, 0, clock
+        self._started = clock()
+        self._lock = threading.Lock()
+
+    def one_done(self):
+        with self._lock:
+            self.done += 1
+            minutes = max(self._clock() - self._started, 1e-9) / 60
+            rate = self.done / minutes
+            left = (self.total - self.done) / rate
+        return (f"progress: {self.done}/{self.total} done, {rate:.1f} per minute, about "
+                f"{_duration(left * 60)} left")
+
+
+def _duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds // 3600} h {round(seconds % 3600 / 60)} min"
+
+
+def grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose=False, turns=None,
+              watch=None, testing=None, test_jobs=None):
+    """Grades one (vetted) submission on gpu_id with the slot's uid (turns, watch, testing:
+    the GPU's sharing, sharing.py): OUT/NAME/ as a class run writes it, and one line to
+    `tell`."""
     name, folder = sub.name, sub.folder
     work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
     grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
-                              work_dir=work_dir, slot=slot)
+                              work_dir=work_dir, slot=slot, turns=turns, watch=watch,
+                              testing=testing, test_jobs=test_jobs)
     result = grader.grade()
     write_submission(result, out_dir / name, verbose)
     where = f" on GPU {gpu_id}" if gpu_id is not None else ""

@@ -74,12 +74,13 @@ def require_gpu(kit, env, retries=0, wait_s=3.0):
     return found
 
 
-def _smi(*query):
-    smi = shutil.which("nvidia-smi")
-    if not smi:
+def smi(*query):
+    """nvidia-smi's answer to a --query-...: one list of fields per line (None: no answer)."""
+    tool = shutil.which("nvidia-smi")
+    if not tool:
         return None
     try:
-        proc = subprocess.run([smi, *query, "--format=csv,noheader,nounits"],
+        proc = subprocess.run([tool, *query, "--format=csv,noheader,nounits"],
                               capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -89,9 +90,18 @@ def _smi(*query):
             if line.strip()]
 
 
+def memory_mib(gpu):
+    """A GPU's memory in MiB as nvidia-smi numbers it (gpu None: the first), or None."""
+    rows = smi("--query-gpu=index,uuid,memory.total") or []
+    for row in rows:
+        if len(row) >= 3 and (gpu is None or str(gpu) in row[:2]) and row[2].isdigit():
+            return int(row[2])
+    return None
+
+
 def all_gpus():
     """nvidia-smi's GPU numbers, or None when there is no nvidia-smi."""
-    rows = _smi("--query-gpu=index,uuid")
+    rows = smi("--query-gpu=index,uuid")
     return [row[0] for row in rows] if rows else None
 
 
@@ -108,8 +118,8 @@ def choose_gpus(requested):
 
 def busy_with(gpu):
     """Descriptions of other compute processes on this GPU ([] if free or unknown)."""
-    gpus = _smi("--query-gpu=index,uuid")
-    apps = _smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory")
+    gpus = smi("--query-gpu=index,uuid")
+    apps = smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory")
     if not gpus or not apps:
         return []
     if gpu is None:

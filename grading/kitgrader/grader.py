@@ -24,6 +24,7 @@ steps 6-7 run one lab at a time, so that timings are taken on a quiet GPU):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -34,7 +35,8 @@ from pathlib import Path
 from . import GraderError, NoGpu
 import threading
 
-from . import build, cpu, emulated, evidence, forbidden, gpu, includes, sandbox, sanitize, speed
+from . import (build, cpu, emulated, evidence, forbidden, gpu, includes, sandbox, sanitize,
+               sharing, speed)
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
 from .results import (COMPILE_ERROR, FORBIDDEN, GRADED, LINK_ERROR, MISSING, NOT_CHECKED,
                       REJECTED, LabResult, SpeedOutcome, SubmissionResult, SuiteResult)
@@ -236,7 +238,7 @@ class GradingContext:
         outside = {Path(os.path.realpath(p)) for p in (lab.dir, lab.kit.root / "common")}
         return inside + [r for r in system if r not in outside]
 
-    def reference_cpu_ms(self, lab, test, env, iso, fresh=False):
+    def reference_cpu_ms(self, lab, test, env, iso, fresh=False, owner=None):
         """The reference solution's CPU time on this test (ms), measured once per grading
         run and GPU (fresh: measured now); None when there is no reference or it could not
         be measured."""
@@ -252,7 +254,7 @@ class GradingContext:
             limit = self.test_limit(lab, test.suite)
             command = build.executor_command(iso, plan.reference_executor, limit)
             run, _ = run_test(verdict_binary(lab), test, time_limit=limit, env=env,
-                              executor=command)
+                              executor=command, owner=owner)
             used = run.details.get("cpu_ms")
             if run.status == "passed" and isinstance(used, float):
                 value = used
@@ -275,7 +277,7 @@ class SubmissionGrader:
     """Grades one submission folder; see the module's comment."""
 
     def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None,
-                 work_dir=None, slot=0):
+                 work_dir=None, slot=0, turns=None, watch=None, testing=None, test_jobs=None):
         self.ctx = context
         self.work_dir = Path(work_dir).resolve() if work_dir else None
         self.name = name
@@ -293,6 +295,16 @@ class SubmissionGrader:
             slot, gpu_id if gpu_id is not None or context.options.gpu_check else "")
         self.echo = echo or (lambda text: None)
         self.deadline = None
+        # A class run shares the GPU among slots (sharing.py): its turns, and the watch on
+        # each slot's GPU memory (None: this slot has the GPU to itself).
+        self.slot = slot
+        self.turns = turns or sharing.GpuTurns()
+        self.watch = watch
+        # Held while the submission compiles and runs its tests, not while it waits for the
+        # GPU alone: a classmate's tests take its place (classroom.py).
+        self.testing = testing or contextlib.nullcontext()
+        # Tests at once: --test-jobs, or its share when submissions share the GPU.
+        self.test_jobs = test_jobs or context.options.test_jobs
 
     # ---- the whole submission ----------------------------------------------------------------
 
@@ -321,31 +333,9 @@ class SubmissionGrader:
                     result.isolation += ("; but this GPU reads host memory directly (HMM), so "
                                          "the device-to-host copy count can be bypassed "
                                          "(docs/instructor.md: uvm_disable_hmm=1)")
-            # The labs compile side by side, their tests share one pool (the long ones of
-            # every lab first), and then each lab's CPU checks and speed rounds run alone, on
-            # a quiet GPU: a lab no longer waits for the last test of the one before.
-            with ThreadPoolExecutor(max_workers=max(1, len(self.labs))) as pool:
-                states = list(pool.map(self._start_lab, self.labs))
-            result.labs.extend(state.result for state in states)
-            result.notes += [f"{state.lab.id}: {note}" for state in states
-                             for note in state.result.notes]
-            if no_gpu:
-                # What a student can learn at home: each file compiles, includes and calls
-                # only what its lab allows, and links; the host suites (tests without [gpu],
-                # such as Lab 02's co-rank) run as on a GPU host; the GPU tests wait.
-                for state in states:
-                    if state.executor:
-                        state.result.not_run("no GPU (file compiled, includes and calls "
-                                             "allowed, linked)", gpu_only=True)
-                        if state.result.speed:
-                            state.result.speed.message = ("measured when your instructor "
-                                                          "grades, on a GPU")
-                self._run_tests(states, only=lambda test: not test.gpu)
-                self._emulate(states, result)
-                raise no_gpu
-            self._run_tests(states)
-            for state in states:
-                self._finish_lab(state)
+            with self.testing:  # a test slot of the GPU (classroom.py)
+                states = self._compile_and_test(result, no_gpu)
+            self._finish_labs(states)
         except NoGpu as err:
             result.error, result.exit_code = str(err), err.exit_code
         except sandbox.SandboxFailed as err:
@@ -359,6 +349,33 @@ class SubmissionGrader:
             result.notes.append(f"{result.skipped} tests were skipped (no GPU): the score is "
                                 "not a grade")
         return result
+
+    def _compile_and_test(self, result, no_gpu):
+        """The labs compile side by side, and their tests share one pool (the long ones of
+        every lab first); then each lab's CPU checks and speed rounds run alone, on a quiet
+        GPU (_finish_labs): a lab no longer waits for the last test of the one before.
+        Without a GPU (no_gpu: NoGpu), the checks that need none run, and no_gpu is raised."""
+        with ThreadPoolExecutor(max_workers=max(1, len(self.labs))) as pool:
+            states = list(pool.map(self._start_lab, self.labs))
+        result.labs.extend(state.result for state in states)
+        result.notes += [f"{state.lab.id}: {note}" for state in states
+                         for note in state.result.notes]
+        if no_gpu:
+            # What a student can learn at home: each file compiles, includes and calls
+            # only what its lab allows, and links; the host suites (tests without [gpu],
+            # such as Lab 02's co-rank) run as on a GPU host; the GPU tests wait.
+            for state in states:
+                if state.executor:
+                    state.result.not_run("no GPU (file compiled, includes and calls "
+                                         "allowed, linked)", gpu_only=True)
+                    if state.result.speed:
+                        state.result.speed.message = ("measured when your instructor "
+                                                      "grades, on a GPU")
+            self._run_tests(states, only=lambda test: not test.gpu)
+            self._emulate(states, result)
+            raise no_gpu
+        self._run_tests(states)
+        return states
 
     # ---- one lab --------------------------------------------------------------------------------
 
@@ -566,7 +583,7 @@ class SubmissionGrader:
         # The long jobs first: large tests, and batches (many short tests in a row).
         jobs.sort(key=lambda job: len(job[2]) == 1 and not is_large(job[1].runs[job[2][0]].test))
         started = time.monotonic()
-        with ThreadPoolExecutor(max_workers=max(1, opts.test_jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, self.test_jobs)) as pool:
             done = pool.map(self._run_job, jobs)
             for (_, suite, indices), runs in zip(jobs, done):
                 for i, run in zip(indices, runs):
@@ -576,16 +593,35 @@ class SubmissionGrader:
             count = sum(len(suite.runs) for suite in state.result.suites.values())
             batches = sum(1 for job in jobs if job[0] is state and len(job[2]) > 1)
             state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
-                                f"labs' ({len(jobs)} jobs in all, {opts.test_jobs} at a time): "
+                                f"labs' ({len(jobs)} jobs in all, {self.test_jobs} at a time): "
                                 f"{elapsed:.1f} s")
 
     def _run_job(self, job):
+        """A test, or a batch of a suite's tests, in a shared turn on the GPU (sharing.py).
+        A test that did not pass while another submission on the GPU was over its memory
+        budget runs again: the memory it lacked may have been taken."""
         state, suite, indices = job
         tests = [suite.runs[i].test for i in indices]
-        if len(tests) == 1:
-            return [self._run_one(state.lab, state.executor, tests[0], state.work, state.logs)]
-        runs = self._run_batch(state.lab, state.executor, tests, state.work, state.logs)
-        return [runs[test.id] for test in tests]
+        started = time.monotonic()
+        with self.turns.shared():
+            if len(tests) == 1:
+                runs = [self._run_one(state.lab, state.executor, tests[0], state.work,
+                                      state.logs)]
+            else:
+                batch = self._run_batch(state.lab, state.executor, tests, state.work, state.logs)
+                runs = [batch[test.id] for test in tests]
+            if self.watch is not None and self.watch.disturbed(self.slot, self.gpu_id, started):
+                runs = [run if run.passed or run.status == NOT_RUN else
+                        self._run_again_undisturbed(state, run) for run in runs]
+        return runs
+
+    def _run_again_undisturbed(self, state, run):
+        again = self._run_one(state.lab, state.executor, run.test, state.work, state.logs)
+        with open(again.log, "a") as log:
+            log.write(f"\n---\ngrader: run again: the first run ({run.status}: "
+                      f"{run.message}) overlapped another submission's going over its GPU "
+                      f"memory budget on this GPU\n")
+        return again
 
     def _run_one(self, lab, executor, test, work, logs):
         opts = self.ctx.options
@@ -596,7 +632,8 @@ class SubmissionGrader:
         self.echo(f"{lab.id}: {test.id}")
         command = build.executor_command(self.isolation, executor, limit)
         run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
-                                cwd=work, output_limit=opts.output_limit, executor=command)
+                                cwd=work, output_limit=opts.output_limit, executor=command,
+                                owner=self.slot)
         self._write_log(lab, run, process, limit, logs)
         return self._stopped_at_deadline(self._judged(lab, test, run, process))
 
@@ -624,7 +661,8 @@ class SubmissionGrader:
             command = build.executor_command(self.isolation, executor, limit * len(pending))
             batch_runs, process = run_batch(verdict_binary(lab), pending, time_limit=limit,
                                             env=self._test_env(lab, pending[0]), cwd=work,
-                                            output_limit=opts.output_limit, executor=command)
+                                            output_limit=opts.output_limit, executor=command,
+                                            owner=self.slot)
             if not batch_runs:  # nothing started (no GPU, say): each alone, as always
                 runs.update((test.id, self._run_one(lab, executor, test, work, logs))
                             for test in pending)
@@ -697,6 +735,10 @@ class SubmissionGrader:
     def _judged(self, lab, test, run, process):
         """The grader's own checks after a test ran: the sandbox, the GPU, the CPU time."""
         opts = self.ctx.options
+        if not run.passed and self.watch is not None:
+            note = self.watch.over_budget_note(self.slot, time.monotonic() - process.elapsed - 1)
+            if note:
+                run.message = f"{note} ({run.message})"
         if not run.passed and build.sandbox_words(process.output):
             # The launcher or bubblewrap spoke: was it the sandbox that could not start?
             sandbox.check_starts(self.isolation)
@@ -711,27 +753,44 @@ class SubmissionGrader:
             self._check_cpu(lab, test, run)
         return run
 
-    def _finish_lab(self, state):
-        """A lab's CPU time checks, speed rounds and sanitizer runs, one lab at a time."""
-        if not state.executor:
-            return
+    def _finish_labs(self, states):
+        """Each lab's CPU time checks and speed rounds, one lab at a time, in one turn with
+        the GPU alone (taken when the first of them needs it: sharing.AloneWhenNeeded); then,
+        the GPU shared again, the sanitizer runs."""
+        built = [state for state in states if state.executor]
+        quiet = sharing.AloneWhenNeeded(self.turns)
+        try:
+            for state in built:
+                self._timed_checks(state, quiet)
+        finally:
+            quiet.close()
+        for state in built:
+            lab, result, timing = state.lab, state.result, state.timing
+            try:
+                if self.ctx.options.sanitize:
+                    started = time.monotonic()
+                    self._sanitize(lab, state.plan, state.executor, state.work, state.logs,
+                                   result)
+                    timing.append(f"compute-sanitizer: {time.monotonic() - started:.1f} s")
+                if quiet.waited:
+                    timing.append(f"waiting for the GPU alone (other submissions' tests to "
+                                  f"end), before the first lab's timed work: "
+                                  f"{quiet.waited:.1f} s")
+                (state.logs / "timing.log").write_text("\n".join(timing) + "\n")
+            finally:
+                result.elapsed = time.monotonic() - state.started
+
+    def _timed_checks(self, state, quiet):
+        """A lab's CPU time checks and speed rounds; quiet() before anything is measured."""
         lab, plan, result = state.lab, state.plan, state.result
         executor, work, logs, timing = state.executor, state.work, state.logs, state.timing
-        try:
-            started = time.monotonic()
-            self._confirm_cpu(lab, executor, work, result)
-            evidence.gate_on_judged(lab.rubric, result)
-            timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
-            started = time.monotonic()
-            self._speed(lab, plan, executor, logs, result)
-            timing.append(f"speed: {time.monotonic() - started:.1f} s")
-            if self.ctx.options.sanitize:
-                started = time.monotonic()
-                self._sanitize(lab, plan, executor, work, logs, result)
-                timing.append(f"compute-sanitizer: {time.monotonic() - started:.1f} s")
-            (logs / "timing.log").write_text("\n".join(timing) + "\n")
-        finally:
-            result.elapsed = time.monotonic() - state.started
+        started = time.monotonic()
+        self._confirm_cpu(lab, executor, work, result, quiet)
+        evidence.gate_on_judged(lab.rubric, result)
+        timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
+        started = time.monotonic()
+        self._speed(lab, plan, executor, logs, result, quiet)
+        timing.append(f"speed: {time.monotonic() - started:.1f} s")
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline
@@ -765,12 +824,12 @@ class SubmissionGrader:
         if not cpu.needs_reference(lab.rubric.cpu, used):
             return
         reference = self.ctx.reference_cpu_ms(lab, test, self._test_env(lab, test),
-                                              self.isolation)
+                                              self.isolation, owner=self.slot)
         run.details["reference_cpu_ms"] = reference
         if cpu.over_budget(lab.rubric.cpu, used, reference):
             run.details["cpu_suspect"] = True
 
-    def _confirm_cpu(self, lab, executor, work, result):
+    def _confirm_cpu(self, lab, executor, work, result, quiet):
         """The tests suspected of host work, measured again one at a time, each beside a fresh
         run of the reference: when many tests share the GPU, a launch-heavy test's CPU time
         grows with the wait for queue space, the reference's as much. A test still over the
@@ -779,14 +838,16 @@ class SubmissionGrader:
         suspects = [(suite, run) for suite in result.suites.values() for run in suite.runs
                     if run.details.get("cpu_suspect")]
         caught = []
+        if suspects:
+            quiet()
         for suite, run in suspects:
             limit = self.ctx.test_limit(lab, run.test.suite)
             command = build.executor_command(self.isolation, executor, limit)
             env = self._test_env(lab, run.test)
             again, _ = run_test(verdict_binary(lab), run.test, time_limit=limit, env=env,
-                                cwd=work, executor=command)
+                                cwd=work, executor=command, owner=self.slot)
             reference = self.ctx.reference_cpu_ms(lab, run.test, env, self.isolation,
-                                                 fresh=True)
+                                                 fresh=True, owner=self.slot)
             used = [u for u in (run.details.get("cpu_ms"), again.details.get("cpu_ms"))
                     if isinstance(u, float)]
             references = [r for r in (run.details.get("reference_cpu_ms"), reference)
@@ -806,7 +867,7 @@ class SubmissionGrader:
                                       "work on the host (its CPU time), so the grader cannot "
                                       "tell which of this lab's answers the GPU computed")
 
-    def _speed(self, lab, plan, executor, logs, result):
+    def _speed(self, lab, plan, executor, logs, result, quiet):
         """The timed run: speed points when the lab is correct; else, when a suite rests on
         it for its evidence (evidence.py) and passed a test, made for that evidence alone."""
         outcome = result.speed
@@ -830,6 +891,7 @@ class SubmissionGrader:
                                                         "time before its sort was timed")
             return
         rule = lab.rubric.speed
+        quiet()
         self.echo(f"{lab.id}: speed")
         iso, driver = self.isolation, timed_binary(lab)
         limit = rule.time_limit_s
@@ -892,8 +954,10 @@ class SubmissionGrader:
                 wrapper, binds = sanitize.wrapper(tool_path, tool)
                 command = build.executor_command(self.isolation, executor,
                                                  rule.time_limit_s, wrapper, binds)
-                run = sanitize.run_tool(tool, verdict_binary(lab), test_id, command, self.env,
-                                        rule.time_limit_s, cwd=work)
+                with self.turns.shared():
+                    run = sanitize.run_tool(tool, verdict_binary(lab), test_id, command,
+                                            self.env, rule.time_limit_s, cwd=work,
+                                            owner=self.slot)
                 log.write_text(run.log)
                 run.log = str(log)
                 result.sanitizer.append(run)

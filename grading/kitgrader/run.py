@@ -36,7 +36,7 @@ KILL_WAIT_S = 60.0  # how long a killed process may take to die (a GPU context t
 
 # ---- every running process group, so Ctrl-C or SIGTERM can end them all ----------------------
 
-_running = set()
+_running = {}  # the leader's pid -> its owner: who asked (a grading slot), or None
 _running_lock = threading.Lock()
 _stopping = threading.Event()
 
@@ -55,6 +55,33 @@ def stop_everything():
 
 def stopping():
     return _stopping.is_set()
+
+
+def owner_of(pid, parent_of=None):
+    """The owner given to run_limited() for the group that started process `pid` (any
+    descendant: a sandbox's processes keep their ancestry as the host sees it), or None.
+    parent_of(pid) -> its parent's pid (default: /proc), for tests."""
+    parent_of = parent_of or _parent_pid
+    for _ in range(64):  # a chain no deeper than this: a sandbox adds a few levels
+        with _running_lock:
+            if pid in _running:
+                return _running[pid]
+        pid = parent_of(pid)
+        if not pid or pid <= 1:
+            return None
+    return None
+
+
+def _parent_pid(pid):
+    """A process's parent from /proc/PID/stat (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except OSError:
+        return 0
+    # "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; the last ")" ends it.
+    fields = text[text.rfind(")") + 2:].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
 
 
 # ---- output kept: head and tail ------------------------------------------------------------
@@ -127,6 +154,7 @@ def run_limited(
     output_limit=OUTPUT_LIMIT,
     channel_bytes=CHANNEL_BYTES,
     per_test=False,
+    owner=None,
 ):
     """Runs argv with stdin closed, stdout and stderr captured together, in a new session.
 
@@ -134,7 +162,8 @@ def run_limited(
     given a batch of tests), counted again from each test's `start` note on the channel, so
     every test of the batch has the limit it would have alone. channel: make a result channel
     (KIT_RESULT_FD, KIT_RESULT_TOKEN) that takes up to channel_bytes. Never raises for the
-    program's behaviour.
+    program's behaviour. owner: who the process works for (a grading slot); owner_of() finds
+    it from any process the group starts, e.g. for the GPU memory watch (sharing.py).
     """
     if _stopping.is_set():
         raise Interrupted()
@@ -145,7 +174,7 @@ def run_limited(
     if proc is None:
         return result
     with _running_lock:
-        _running.add(proc.pid)
+        _running[proc.pid] = owner
     keeper = OutputKeeper(keep_bytes)
     channel_data = bytearray()
     try:
@@ -219,7 +248,7 @@ def _end_group(proc, result):
         # Stuck in the kernel (a GPU driver call, say): leave it; the GPU is probed next.
         result.unkillable = True
     with _running_lock:
-        _running.discard(proc.pid)
+        _running.pop(proc.pid, None)
     proc.stdout.close()
 
 
@@ -628,7 +657,7 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
 
 
 def run_batch(binary, tests, *, time_limit, env=None, cwd=None, executor=(),
-              output_limit=OUTPUT_LIMIT):
+              output_limit=OUTPUT_LIMIT, owner=None):
     """Runs several tests in one process (`binary -t A -t B ... -- EXECUTOR...`): the runner
     runs them in order, keeps one executor while they pass (one CUDA context instead of one per
     test), and stops after the first that does not pass (tests/runner.c). Each test has
@@ -637,16 +666,16 @@ def run_batch(binary, tests, *, time_limit, env=None, cwd=None, executor=(),
             *(["--", *executor] if executor else [])]
     result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
                          output_limit=output_limit, channel_bytes=CHANNEL_BYTES * len(tests),
-                         per_test=True)
+                         per_test=True, owner=owner)
     return classify_batch(tests, result, time_limit, output_limit), result
 
 
 def run_test(binary, test, *, time_limit, env=None, cwd=None, executor=(),
-             output_limit=OUTPUT_LIMIT):
+             output_limit=OUTPUT_LIMIT, owner=None):
     """Runs one test (`binary -t SUITE/TEST -- EXECUTOR...`) in its own process group; see
     classify(). binary is the kit's verdict binary; executor the argv of the process that
     runs the student's code (build.executor_command()), which the verdict binary starts."""
     argv = [binary, "-t", test.id, *(["--", *executor] if executor else [])]
     result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
-                         output_limit=output_limit)
+                         output_limit=output_limit, owner=owner)
     return classify(test, result, time_limit, output_limit), result

@@ -99,7 +99,7 @@ def wrapper(sanitizer, tool):
     return argv, binds
 
 
-def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
+def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None, owner=None):
     """One test with its executor under the sanitizer (executor: the sandboxed argv).
 
     The verdict comes from the sanitizer's exit status, which the verdict process reads when
@@ -112,7 +112,8 @@ def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None):
     # (grading/runtime/shared_memory.h) are whole pages, so a write past n keys would land inside one.
     # No CPU time is judged in a sanitizer run.
     env = dict(env if env is not None else os.environ, KIT_DATA_PLANE="executor")
-    result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True)
+    result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True,
+                         owner=owner)
     report = result.output
     log = f"$ {' '.join(command)}\n{report}"
     count, findings = parse_report(report)

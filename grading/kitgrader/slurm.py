@@ -157,6 +157,16 @@ def task_states(job_id, run=subprocess.run):
     return states
 
 
+def task_count(students, per_task):
+    """Array tasks for this many students, per_task each (the last may have fewer)."""
+    return -(-students // per_task)
+
+
+def task_students(names, task, per_task):
+    """The students of array task `task`: lines task*K ... task*K+K-1 of the names file."""
+    return names[task * per_task:(task + 1) * per_task] if task >= 0 else []
+
+
 def task_slot(environ, index):
     """The grading slot (its sandbox uid, sandbox.py) of a task: tasks that share a node at
     once must not share a uid (a slot's end kills its uid's processes). Slurm gives each a GPU
@@ -209,7 +219,8 @@ def gradebook(out, job, states, final):
     does not list counts as pending until final)."""
     lab_ids = job["labs"]
     rows, counts = [], {"graded": 0, "running": 0, "pending": 0, "failed": 0}
-    tasks = {name: task for task, name in enumerate(job["students"])}
+    per_task = job.get("per_task", 1)  # a job.json from before --per-task has one each
+    tasks = {name: k // per_task for k, name in enumerate(job["students"])}
     for entry in job["entries"]:
         name, folder, refused = entry["name"], entry["folder"], entry["refused"]
         if refused:
@@ -223,7 +234,10 @@ def gradebook(out, job, states, final):
             continue
         state = (states or {}).get(task, "")
         log = job["log"].replace("%a", str(task)).replace("%A", str(job["job_id"]))
-        if state in ACTIVE or (not state and not final):
+        if row and "not graded" not in row and (state in ACTIVE or not final):
+            counts["graded"] += 1  # one of a running task's K students, done (--per-task)
+            rows.append(row)
+        elif state in ACTIVE or (not state and not final):
             counts["running" if state in ACTIVE - {"PENDING"} else "pending"] += 1
             rows.append(gradebook_row(SubmissionResult(
                 name=name, path=folder,

@@ -482,7 +482,8 @@ class FakeGrader:
     """Stands in for SubmissionGrader: alice is graded; SIGTERM comes while bob is (what
     run.py does then: every test process killed, and Interrupted raised)."""
 
-    def __init__(self, context, name, folder, out_dir, gpu_id=None, work_dir=None, slot=0):
+    def __init__(self, context, name, folder, out_dir, gpu_id=None, work_dir=None, slot=0,
+                 **sharing):
         self.name, self.folder = name, folder
 
     def grade(self):

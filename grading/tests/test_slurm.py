@@ -204,6 +204,30 @@ class OnACluster(unittest.TestCase):
         return subprocess.run(command, capture_output=True, text=True, timeout=120,
                               env=self.env)
 
+    def test_several_students_per_task(self):
+        # --per-task 4: six students in two tasks (4 and 2), graded side by side in each; the
+        # gradebook and every verdict as a local run's.
+        local, out = self.tmp / "local-per-task", self.tmp / "slurm-per-task"
+        proc = self.grade(local)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        proc = self.grade(out, "--slurm", "--per-task", "4", "--jobs", "2")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("2 tasks for 6 students", proc.stdout)
+        script = (out / ".slurm" / "grade.sbatch").read_text()
+        self.assertIn("#SBATCH --array=0-1\n", script)
+        self.assertIn("--per-task 4", script)
+        self.assertEqual(table(out / "gradebook.csv"), table(local / "gradebook.csv"))
+        for name, _ in self.STUDENTS:
+            if name != "-rf":
+                self.assertEqual(verdicts(out / name / "results.json"),
+                                 verdicts(local / name / "results.json"), name)
+        # One student's result deleted: graded again, alone in a task of its own.
+        (out / "zoe" / "results.json").unlink()
+        proc = self.grade(out, "--slurm", "--per-task", "4")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("1 tasks for 1 students", proc.stdout)
+        self.assertEqual(table(out / "gradebook.csv"), table(local / "gradebook.csv"))
+
     def test_gradescope_bridge_through_slurm(self):
         # Gradescope's container (run_autograder) over a real sshd to this login node, whose
         # forced command grades the submission as one Slurm job it waits for: the same
