@@ -27,6 +27,9 @@ expect.json:
     speed_points               the speed points exactly (no speed entry counts as 0)
     sanitizer                  {"found": bool, "score": points, "output_has": [...]}; {} only
                                asks that the sanitizer ran
+    in_class                   what is expected instead when the fixture is graded in a class
+                               that shares the GPU (grading/tests/bench_class.py), e.g. a
+                               memory hog stopped at its share; not checked here
     object_check               "clean" or "refused": what the grader's checks of the compiled
                                object (allowlist, forbidden symbols) find; checked without a GPU
                                by test_gpu_fixtures_build.py, not here
@@ -49,7 +52,7 @@ import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 EXPECT_KEYS = {
     "about", "lab", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
     "tests", "suites_pass", "suites_zero", "some_test_output_matches", "speed_below_max",
-    "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check",
+    "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check", "in_class",
 }
 
 
