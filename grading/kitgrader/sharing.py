@@ -16,7 +16,7 @@ the GPU, and two things keep that fair:
   and says why (over_budget_note); a test of another slot on that GPU that failed while a
   slot was over its budget is run again (disturbed), since the memory it lacked was taken.
 
-jobs_per_gpu() is the default number of test slots per GPU, from what was measured (see
+JOBS_PER_GPU is the default number of test slots per GPU, from what was measured (see
 docs/instructor.md, "A class on one GPU"): one. On an H100 without MPS, CUDA time-slices the
 contexts of different processes, so four submissions' tests side by side (8 test processes
 each) ran a reference's tests in 276 s instead of 46-55 s alone, and one of Lab 01's
@@ -37,26 +37,10 @@ from dataclasses import dataclass
 from . import gpu as gpu_info
 from .run import owner_of
 
-# Submissions graded side by side on one GPU by default (see the module's comment), and the
-# fewest cores each needs when --jobs asks for more.
-JOBS_PER_GPU = 1
-CORES_PER_JOB = 4
-# What one test's processes may hold on the GPU at most (its CUDA contexts and its largest
-# buffers, 2^24 key-value pairs sorted out of place): a slot's budget must fit its
-# --test-jobs tests at once.
-TEST_GPU_MIB = 1536
+JOBS_PER_GPU = 1  # submissions graded side by side on one GPU by default (the comment above)
 MAX_WAIT_S = 90.0  # the longest a submission's timed work waits for others to join its window
 MEMORY_SHARE = 0.9  # of the GPU's memory, split among its slots; the rest is the driver's
 POLL_S = 0.5
-
-
-def jobs_per_gpu(cores, test_jobs, gpu_mib=None):
-    """How many submissions to grade at once on each GPU: JOBS_PER_GPU, fewer when the cores
-    or the GPU's memory (a slot's budget must hold test_jobs tests) cannot carry them."""
-    jobs = min(JOBS_PER_GPU, max(1, cores // CORES_PER_JOB))
-    if gpu_mib:
-        jobs = min(jobs, max(1, int(gpu_mib * MEMORY_SHARE) // (test_jobs * TEST_GPU_MIB)))
-    return jobs
 
 
 class GpuTurns:
@@ -71,13 +55,13 @@ class GpuTurns:
     meanwhile too) before the tests go on. The submissions that wait meanwhile hold no test
     slot (classroom.py): their classmates' tests keep the GPU busy."""
 
-    def __init__(self, gather=1, max_wait=MAX_WAIT_S, clock=time.monotonic):
+    def __init__(self, gather=1, max_wait=MAX_WAIT_S):
         self._cond = threading.Condition()
         self._sharing = 0
         self._alone = False
         self._wanting = []  # when each thread that wants the GPU alone asked
         self._window = False  # open: shared turns wait, alone turns are served
-        self.gather, self.max_wait, self._clock = max(1, gather), max_wait, clock
+        self.gather, self.max_wait = max(1, gather), max_wait
 
     @contextlib.contextmanager
     def shared(self):
@@ -94,12 +78,12 @@ class GpuTurns:
 
     def _window_due(self):
         return (len(self._wanting) >= self.gather or not self._sharing
-                or self._clock() - min(self._wanting) >= self.max_wait)
+                or time.monotonic() - min(self._wanting) >= self.max_wait)
 
     @contextlib.contextmanager
     def alone(self):
         with self._cond:
-            asked = self._clock()
+            asked = time.monotonic()
             self._wanting.append(asked)
             try:
                 while not self._window:

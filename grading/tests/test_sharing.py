@@ -10,7 +10,7 @@ Covered:
   * the memory watch, from canned nvidia-smi answers: a slot over its budget loses its largest
     processes, and only its own; the note its test gets; which other tests run again;
     a process's slot found through real process ancestry (run.owner_of);
-  * how many at once (jobs_per_gpu), each slot's GPU and budget, the progress line;
+  * each slot's GPU and budget, the progress line;
   * a class run with several submissions on one "GPU" gives the gradebook of one at a time.
 """
 
@@ -229,16 +229,6 @@ class Watch(unittest.TestCase):
 
 
 class HowMany(unittest.TestCase):
-    def test_jobs_per_gpu(self):
-        self.assertEqual(sharing.jobs_per_gpu(16, 8, 81559), sharing.JOBS_PER_GPU)
-        measured = sharing.JOBS_PER_GPU
-        self.addCleanup(setattr, sharing, "JOBS_PER_GPU", measured)
-        sharing.JOBS_PER_GPU = 4  # were more worth it (MPS, say): the limits below still hold
-        self.assertEqual(sharing.jobs_per_gpu(16, 8, 81559), 4)
-        self.assertEqual(sharing.jobs_per_gpu(4, 8, 81559), 1)  # few cores
-        self.assertEqual(sharing.jobs_per_gpu(64, 8, 16000), 1)  # little GPU memory
-        self.assertEqual(sharing.jobs_per_gpu(64, 2, 16000), 4)
-
     def test_slots_and_budgets(self):
         self.assertEqual(slot_gpus(["0", "1"], 5), ["0", "1", "0", "1", "0"])
         self.assertEqual(sharing.budgets_for(["0", "1", "0"], {"0": 80000, "1": 80000}),
