@@ -32,7 +32,7 @@ BEGIN SOLUTION / END SOLUTION markers tools/skeleton.c reads):
 
 `/* SNIPPET NAME */`, a line of an INSERT or WITH, stands for grading/tests/fixtures/snippets/
 NAME.cu, code that several hostile fixtures share (driver_copies: the driver API's copies,
-reached without importing anything off the allowlist).
+reached without importing anything off the allowlist; host_merge_sort: a sort written by hand).
 
 Each directive is a line of its own at column 0; the lines between directives are taken as
 they are (blank lines included); blank lines between one END and the next directive are
