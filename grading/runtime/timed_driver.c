@@ -59,9 +59,10 @@
  * the environment first thing), notes as the run goes, then one line at the end:
  *   TOKEN note run SIDE K              SIDE's turn in round K began (K = warm-up, end: its
  *                                      executor's start, its end)
- *   TOKEN note round SIDE K MEDIAN_MS MIN_MS CPU_MS SECONDS
- *                                      round K of SIDE sorted and checked; CPU_MS as above (-1:
- *                                      not measured), SECONDS the round's wall time here
+ *   TOKEN note round SIDE K MEDIAN_MS MIN_MS CPU_MS SECONDS MEAN_MS
+ *                                      round K of SIDE sorted and checked: the median, least
+ *                                      and mean of its runs' times; CPU_MS as above (-1: not
+ *                                      measured), SECONDS the round's wall time here
  *   TOKEN ok                           every round of both sides ran
  *   TOKEN failed SIDE WORD TEXT        SIDE (reference or student) could not be timed: WORD is
  *                                      wrong (not the input sorted, or an executor that never
@@ -631,8 +632,12 @@ static int run_round(size_t k, const options *o)
         qsort(times[who], o->reps, sizeof times[who][0], compare_doubles);
         size_t n = o->reps;
         double median = n % 2 ? times[who][n / 2] : (times[who][n / 2 - 1] + times[who][n / 2]) / 2;
-        say("round %s %zu %.6f %.6f %.3f %.2f", sides[who].name, k, median, times[who][0],
-            cpu[who], spent[who] / 1e3);
+        double sum = 0;
+        for (size_t r = 0; r < n; r++) {
+            sum += times[who][r];
+        }
+        say("round %s %zu %.6f %.6f %.3f %.2f %.6f", sides[who].name, k, median, times[who][0],
+            cpu[who], spent[who] / 1e3, sum / n);
     }
     return 0;
 }

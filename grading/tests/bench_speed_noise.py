@@ -63,7 +63,7 @@ def main():
                                      cpu_rule=lab.rubric.cpu, pin=not args.no_pin)
             if args.verbose:
                 print("\n".join(line for line in measured.log.splitlines()
-                                if line.startswith(("round", "rounds"))), flush=True)
+                                if line.startswith(("round", "trimmed"))), flush=True)
             ratios.append(round(measured.ratio, 3) if measured.measured else None)
         worst = max((abs(r - 1) for r in ratios if r is not None), default=None)
         report[lab.id] = {"ratios": ratios, "worst": worst,

@@ -1219,10 +1219,20 @@ class SpeedPoints(unittest.TestCase):
         times = {"reference": reference, "student": student}
         used = {"reference": cpu[0], "student": cpu[1]}
         return "".join(f"note round {who} {k} {times[who][k - 1]} {times[who][k - 1]} "
-                       f"{used[who]} 0.5\n" for who, k in order)
+                       f"{used[who]} 0.5 {times[who][k - 1]}\n" for who, k in order)
 
     def measure(self, driver):
         return speed.measure(driver, ["-n", "2^10"], ["student"], ["reference"], None, 10)
+
+    def test_side_time_leaves_out_one_lucky_round_and_weighs_both_modes(self):
+        # A round replayed from memory (or lucky) and a disturbed one are left out.
+        self.assertAlmostEqual(speed.side_time([10, 10, 0.1, 10, 10, 95]), 10)
+        # Runs in two modes (18 or 24 ms): both weigh, so that two sides with the same mix
+        # come out equal however the rounds fall, where the median of either is 18 or 24.
+        one, other = [24, 18, 24, 18, 24, 18], [18, 18, 24, 24, 18, 24]
+        self.assertAlmostEqual(speed.side_time(one), speed.side_time(other))
+        self.assertAlmostEqual(speed.side_time(one), 21)
+        self.assertAlmostEqual(speed.side_time([3.0, 5.0]), 4.0)  # too few rounds to trim
 
     def test_timing_through_the_channel(self):
         # The mean of each side's rounds (the best round counted before: 2.0 / 1.0).
@@ -1231,7 +1241,7 @@ class SpeedPoints(unittest.TestCase):
         measured = self.measure(both)
         self.assertTrue(measured.measured, measured.log)
         self.assertAlmostEqual(measured.ratio, 2.2)
-        self.assertIn("round 2 student: 3.500 ms", measured.log)
+        self.assertIn("round 2 student: mean 3.500 ms", measured.log)
         printed = self.fake_driver("liar", 'echo "timed_driver: ok"\n')
         measured = self.measure(printed)
         self.assertFalse(measured.measured)
