@@ -583,18 +583,34 @@ class SubmissionGrader:
         # The long jobs first: large tests, and batches (many short tests in a row).
         jobs.sort(key=lambda job: len(job[2]) == 1 and not is_large(job[1].runs[job[2][0]].test))
         started = time.monotonic()
+        self._schedule = []  # (start, end, job) of each job: logs/pool.log
         with ThreadPoolExecutor(max_workers=max(1, self.test_jobs)) as pool:
             done = pool.map(self._run_job, jobs)
             for (_, suite, indices), runs in zip(jobs, done):
                 for i, run in zip(indices, runs):
                     suite.runs[i] = run
         elapsed = time.monotonic() - started
+        self._write_schedule(started, elapsed)
         for state in built:
             count = sum(len(suite.runs) for suite in state.result.suites.values())
             batches = sum(1 for job in jobs if job[0] is state and len(job[2]) > 1)
             state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
                                 f"labs' ({len(jobs)} jobs in all, {self.test_jobs} at a time): "
                                 f"{elapsed:.1f} s")
+
+    def _write_schedule(self, started, elapsed):
+        """logs/pool.log: when each job of the test pool started and ended, longest first, so
+        that an instructor can see what a submission's test time is made of."""
+        lines = [f"the test pool: {len(self._schedule)} jobs, {self.test_jobs} at a time, "
+                 f"{elapsed:.1f} s; each job: start and end (s from the pool's start), its "
+                 "length, lab, suite and tests"]
+        for begin, end, (state, suite, indices) in sorted(self._schedule,
+                                                          key=lambda s: s[0] - s[1]):
+            lines.append(f"{begin - started:7.2f} {end - started:7.2f} {end - begin:6.2f}  "
+                         f"{state.lab.id} {suite.name} "
+                         + ("x" + str(len(indices)) if len(indices) > 1
+                            else suite.runs[indices[0]].test.id))
+        (self.out / "logs" / "pool.log").write_text("\n".join(lines) + "\n")
 
     def _run_job(self, job):
         """A test, or a batch of a suite's tests, in a shared turn on the GPU (sharing.py).
@@ -613,6 +629,7 @@ class SubmissionGrader:
             if self.watch is not None and self.watch.disturbed(self.slot, self.gpu_id, started):
                 runs = [run if run.passed or run.status == NOT_RUN else
                         self._run_again_undisturbed(state, run) for run in runs]
+        self._schedule.append((started, time.monotonic(), job))
         return runs
 
     def _run_again_undisturbed(self, state, run):
