@@ -9,8 +9,9 @@ usage: fake_executor.py LOG NAME [BEHAVIOUR...]
   (the K-th sort call of this process, CRC of its input), `NAME exit`.
   BEHAVIOUR: slow=S, busy=S (each sort sleeps, or uses the CPU, S seconds more),
   wrong_from=K, crash_from=K, hang_from=K,
-  flood_from=K (from the K-th sort call on: an unsorted answer, SIGSEGV, a sleep without end,
-  9 MiB on stdout), linger=S (at the end of its socket it waits S seconds before exiting),
+  flood_from=K (from the K-th sort call on: a wrong answer, SIGSEGV, a sleep without end,
+  9 MiB on stdout); wrong_how=ends|middle|lost (the wrong answer: the first and last keys
+  swapped, the two middle keys swapped, or sorted with the largest key lost), linger=S (at the end of its socket it waits S seconds before exiting),
   across=1 (count K over every executor of this NAME in LOG, not this process's alone: the
   reference's executor is started twice in a timed run).
   When /dev/nvidia0 exists (a file bound there by bubblewrap, in the tests) it maps it, as a
@@ -118,7 +119,13 @@ def main():
                 pass
             keys.sort()
             if sorts >= int(behaviour.get("wrong_from", 1 << 62)) and n > 1:
-                keys[0], keys[-1] = keys[-1], keys[0]
+                how = behaviour.get("wrong_how", "ends")
+                if how == "middle":  # one inversion, where the check's shares meet
+                    keys[n // 2 - 1], keys[n // 2] = keys[n // 2], keys[n // 2 - 1]
+                elif how == "lost":  # still sorted, but the largest key is lost
+                    keys[-1] = keys[-2]
+                else:
+                    keys[0], keys[-1] = keys[-1], keys[0]
             struct.pack_into(f"<{n}I", block, at, *keys)
             answer()
         else:

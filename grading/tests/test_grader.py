@@ -1316,7 +1316,8 @@ class TimedDriverRuns(unittest.TestCase):
         if not (BUILD / "grading" / "timed_01_oddeven").exists():
             self.skipTest("Lab 01's timed driver is not built")
 
-    def run_speed(self, name, reference=(), student=(), limit=20, gpu=False, rounds=None):
+    def run_speed(self, name, reference=(), student=(), limit=20, gpu=False, rounds=None,
+                  n="2^10"):
         wrapper = fake_gpu_wrapper() if gpu else []
         if wrapper is None:
             self.skipTest("bubblewrap cannot bind a stand-in for /dev/nvidia0 here")
@@ -1328,7 +1329,7 @@ class TimedDriverRuns(unittest.TestCase):
                     *behaviour]
         started = time.monotonic()
         measured = speed.measure(BUILD / "grading" / "timed_01_oddeven",
-                                 ["--algo", "global", "-n", "2^10", "--reps", "3"],
+                                 ["--algo", "global", "-n", n, "--reps", "3"],
                                  executor("student", student), executor("reference", reference),
                                  dict(os.environ, **self.ENV), limit,
                                  **({"rounds": rounds} if rounds else {}))
@@ -1375,6 +1376,19 @@ class TimedDriverRuns(unittest.TestCase):
         self.assertIn("your sort could not be timed: wrong: --algo global -n 1024 --dist "
                       "uniform --seed 5: ", measured.message)
         self.assertEqual(len([e for e in events if e[:2] == ["reference", "sort"]]), 4)
+
+    def test_large_results_checked_in_shares(self):
+        # From 2^20 keys the driver checks a result on several threads, a share of the keys
+        # each: a right answer passes, and an inversion just where two shares meet, or a
+        # sorted answer that lost a key, is still wrong.
+        measured, _, _ = self.run_speed("large", gpu=True, rounds=1, n="2^20")
+        self.assertTrue(measured.measured, measured.log)
+        for how in ("middle", "lost"):
+            measured, _, _ = self.run_speed(f"large-{how}", gpu=True, rounds=1, n="2^20",
+                                            student=["wrong_from=2", f"wrong_how={how}"])
+            self.assertFalse(measured.measured, how)
+            self.assertIn("your sort could not be timed: wrong: --algo global -n 1048576",
+                          measured.message)
 
     def test_a_student_that_crashes(self):
         measured, _, _ = self.run_speed("crash", student=["crash_from=2"])
