@@ -57,7 +57,7 @@ $(BUILD)/grading/timed_$(call lab_id,$(1)): $(BUILD)/obj/grading/runtime/timed_d
         $(BUILD)/obj/labs/$(1)/$(call lab_name,$(1))_main.o \
         $(BUILD)/obj/grading/calls/api_$(call lab_id,$(1)).o $(REMOTE_CLIENT_OBJ) $(KIT_LIB)
 	@mkdir -p $$(@D)
-	$$(CC) -pthread -o $$@ $$^ $$(LDLIBS)
+	$$(CC) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach l,$(LABS_ALL),$(eval $(call GRADING_RULES,$(l))))
 

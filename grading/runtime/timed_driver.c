@@ -77,7 +77,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -197,77 +196,16 @@ static uint64_t fingerprint(const unsigned int *keys, size_t n, uint64_t secret)
     return sum;
 }
 
-/* The check of a run's result (sorted_same_keys) takes a share of the keys to each of up to
- * CHECK_THREADS_MAX threads when there are CHECK_PARALLEL_MIN keys or more: on 2^24 keys one
- * thread spends about 30 ms on it after every timed run, a third of a Lab 05 run and six
- * times a Lab 02 one, for nothing the clock sees. The threads run on the CPUs the timed run
- * had before --pin-cpu (check_cpus): the check runs between two runs, when neither side's
- * work runs, and has ended before the next run starts. */
-#define CHECK_PARALLEL_MIN ((size_t)1 << 20)
-#define CHECK_THREADS_MAX 8
-static cpu_set_t check_cpus; /* the CPUs before --pin-cpu; empty: not known */
-
-/* One thread's share: the keys [begin, end), each against the key before it. */
-typedef struct {
-    const unsigned int *keys;
-    size_t begin, end;
-    uint64_t secret, sum; /* sum: the share's part of the fingerprint */
-    int ordered;
-} check_share;
-
-static void *check_one_share(void *arg)
-{
-    check_share *share = arg;
-    const unsigned int *keys = share->keys;
-    uint64_t sum = 0;
-    int ordered = 1;
-    for (size_t i = share->begin; i < share->end; i++) {
-        ordered &= i == 0 || keys[i - 1] <= keys[i];
-        sum += mix64(share->secret + keys[i]);
-    }
-    share->sum = sum;
-    share->ordered = ordered;
-    return NULL;
-}
-
-/* Whether @p result is @p input sorted: ascending, with the same fingerprint (the sum of the
- * shares' parts: the fingerprint is a sum, so the order of its terms does not matter). A
- * thread that cannot be started leaves its share to this one. */
+/* Whether @p result is @p input sorted: ascending, with the same fingerprint. */
 static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expected,
                             uint64_t secret)
 {
-    check_share shares[CHECK_THREADS_MAX];
-    pthread_t threads[CHECK_THREADS_MAX];
-    int started[CHECK_THREADS_MAX] = {0};
-    int cpus = CPU_COUNT(&check_cpus);
-    size_t count = n >= CHECK_PARALLEL_MIN && cpus > 1 ? (size_t)cpus : 1;
-    count = count < CHECK_THREADS_MAX ? count : CHECK_THREADS_MAX;
-    pthread_attr_t attr;
-    int have_attr = count > 1 && pthread_attr_init(&attr) == 0;
-    if (have_attr) {
-        (void)pthread_attr_setaffinity_np(&attr, sizeof check_cpus, &check_cpus);
-    }
-    for (size_t t = 0; t < count; t++) {
-        shares[t] = (check_share){result, n * t / count, n * (t + 1) / count, secret, 0, 0};
-        if (t > 0 && have_attr) {
-            started[t] = pthread_create(&threads[t], &attr, check_one_share, &shares[t]) == 0;
+    for (size_t i = 1; i < n; i++) {
+        if (result[i - 1] > result[i]) {
+            return 0;
         }
     }
-    uint64_t sum = 0;
-    int ordered = 1;
-    for (size_t t = 0; t < count; t++) {
-        if (started[t]) {
-            pthread_join(threads[t], NULL);
-        } else {
-            check_one_share(&shares[t]);
-        }
-        sum += shares[t].sum;
-        ordered &= shares[t].ordered;
-    }
-    if (have_attr) {
-        pthread_attr_destroy(&attr);
-    }
-    return ordered && sum == expected;
+    return fingerprint(result, n, secret) == expected;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -805,9 +743,6 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
 /* --pin-cpu: this process (and what it starts) on one CPU; 0, or -1 with the reason. */
 static int pin(int cpu, char *why, size_t why_size)
 {
-    if (sched_getaffinity(0, sizeof check_cpus, &check_cpus) != 0) {
-        CPU_ZERO(&check_cpus); /* the check then runs on one thread */
-    }
     if (cpu == -2) {
         return 0;
     }

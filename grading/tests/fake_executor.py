@@ -120,7 +120,7 @@ def main():
             keys.sort()
             if sorts >= int(behaviour.get("wrong_from", 1 << 62)) and n > 1:
                 how = behaviour.get("wrong_how", "ends")
-                if how == "middle":  # one inversion, where the check's shares meet
+                if how == "middle":  # one inversion, in the middle
                     keys[n // 2 - 1], keys[n // 2] = keys[n // 2], keys[n // 2 - 1]
                 elif how == "lost":  # still sorted, but the largest key is lost
                     keys[-1] = keys[-2]
