@@ -228,7 +228,7 @@ class GradingContext:
         verdict process, grader._test_env). Whether its CPU time is judged plays no part, so
         that the student's process cannot tell a judged test by how it runs (a test of a
         batch has its own CPU time, measured from where the one before it ended)."""
-        return self.options.batch_tests and not is_large(test)
+        return self.options.batch_tests and not runs_alone(test)
 
     def include_roots(self, lab):
         """Where a compile's headers may come from, as the sandbox names them."""
@@ -271,6 +271,13 @@ class GradingContext:
 def is_large(test):
     """A lab's long tests, on much data, are named "large_..." (DESIGN.md)."""
     return "large" in test.name
+
+
+def runs_alone(test):
+    """Whether a test is a job of the pool on its own, never in a batch: the large tests,
+    and the sweeps named "medium_..." (up to 2^22 keys in every distribution, 7-8 s of a
+    suite's 15 s batch on an H100: alone, they run beside the rest of their suite)."""
+    return is_large(test) or "medium" in test.name
 
 
 class SubmissionGrader:
@@ -580,8 +587,8 @@ class SubmissionGrader:
                 batch = batch if len(batch) > 1 else []
                 jobs += [(state, suite, [i]) for i in wanted if i not in batch]
                 jobs += [(state, suite, batch)] if batch else []
-        # The long jobs first: large tests, and batches (many short tests in a row).
-        jobs.sort(key=lambda job: len(job[2]) == 1 and not is_large(job[1].runs[job[2][0]].test))
+        # The long jobs first: large and medium tests, and batches (many short tests in a row).
+        jobs.sort(key=lambda job: len(job[2]) == 1 and not runs_alone(job[1].runs[job[2][0]].test))
         started = time.monotonic()
         self._schedule = []  # (start, end, job) of each job: logs/pool.log
         with ThreadPoolExecutor(max_workers=max(1, self.test_jobs)) as pool:

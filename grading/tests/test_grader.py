@@ -1129,7 +1129,7 @@ class RubricFiles(unittest.TestCase):
         grader = type("Grader", (), {"env": {"PATH": "/bin"}})()
         context = type("Context", (), {"options": type("Options", (), {"batch_tests": True})()})()
         ways = {}
-        for name in ("large_2_24", "large_2_22", "small_judged", "small_sizes"):
+        for name in ("large_2_24", "large_2_22", "small_judged", "small_sizes", "medium_sizes"):
             env = SubmissionGrader._test_env(grader, lab, test(f"1.1/{name}"))
             ways[name] = (env.get("KIT_DATA_PLANE"),
                           GradingContext.batched(context, lab, test(f"1.1/{name}")))
@@ -1138,6 +1138,9 @@ class RubricFiles(unittest.TestCase):
         self.assertEqual(ways["large_2_24"], ways["large_2_22"])  # judged or not
         self.assertEqual(ways["small_judged"], ("executor", True))
         self.assertEqual(ways["small_judged"], ways["small_sizes"])
+        # A medium sweep is a job of its own (it would make its suite's batch the longest
+        # job), its buffers in the executor like any test that is not large.
+        self.assertEqual(ways["medium_sizes"], ("executor", False))
         self.assertNotIn("KIT_DATA_PLANE", grader.env)
 
     def test_small_tests_count_only_with_their_todos_judged_tests(self):
