@@ -9,8 +9,8 @@ before anything is timed. Each side runs ROUNDS rounds; round k is the rubric's 
 of each side on the round's inputs, alternating run by run: reference, student, student,
 reference, ..., so that both sample the same spells of the machine (a launch-bound sort's
 time moves by a fifth from one tenth of a second to the next), and all of the timed run's
-processes are on one CPU (--pin-cpu). A round reports each side's median run through the
-result channel, with the CPU time of the side's executor over its runs, measured from
+processes are on one CPU (--pin-cpu). A round reports each side's mean, median and least run
+through the result channel, with the CPU time of the side's executor over its runs, measured from
 outside. Every round has fresh inputs, the same for both sides, so a result kept from an
 earlier round (by a fingerprint of its input) serves nothing; and each side's time is the
 trimmed mean of its rounds (side_time): the mean of its rounds' mean runs, its fastest and its
@@ -191,7 +191,7 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
     student_ms = side_time(times["student"])
     reference_ms = max(side_time(times["reference"]), 1e-6)
     ratio = student_ms / reference_ms
-    log.append(f"trimmed mean of the rounds: student {student_ms:.3f} ms, reference {reference_ms:.3f} ms, "
-               f"ratio {ratio:.2f}")
+    log.append(f"trimmed mean of the rounds: student {student_ms:.3f} ms, reference "
+               f"{reference_ms:.3f} ms, ratio {ratio:.2f}")
     return SpeedResult(True, ratio=ratio, student_ms=student_ms, reference_ms=reference_ms,
                        log="\n".join(log))

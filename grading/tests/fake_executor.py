@@ -11,7 +11,8 @@ usage: fake_executor.py LOG NAME [BEHAVIOUR...]
   wrong_from=K, crash_from=K, hang_from=K,
   flood_from=K (from the K-th sort call on: a wrong answer, SIGSEGV, a sleep without end,
   9 MiB on stdout); wrong_how=ends|middle|lost (the wrong answer: the first and last keys
-  swapped, the two middle keys swapped, or sorted with the largest key lost), linger=S (at the end of its socket it waits S seconds before exiting),
+  swapped, the two middle keys swapped, or sorted with the largest key lost);
+  linger=S (at the end of its socket it waits S seconds before exiting),
   across=1 (count K over every executor of this NAME in LOG, not this process's alone: the
   reference's executor is started twice in a timed run).
   When /dev/nvidia0 exists (a file bound there by bubblewrap, in the tests) it maps it, as a
