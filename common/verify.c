@@ -1,9 +1,13 @@
 /* The verifier; see verify.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, O_CLOEXEC */
 #include "verify.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cpu_sort.h"
 #include "keyflip.h"
@@ -35,22 +39,86 @@ static kit_verdict verdict(kit_verify_status status, size_t index)
     return v;
 }
 
-/* Order and multiset, on ordered bits. `expected` is the snapshot sorted ascending. */
-static kit_verdict check_keys(const uint32_t *expected, const uint32_t *out, size_t n,
-                              int descending, show_fn show)
+/* ---- the multiset's fingerprint ---------------------------------------------------------- */
+
+/* splitmix64's finalizer: a bijection that spreads every input bit over the output. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t kit_multiset_fingerprint(const uint32_t *keys, size_t n, uint64_t secret)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += mix64(secret + keys[i]);
+    }
+    return sum;
+}
+
+uint64_t kit_fingerprint_secret(void)
+{
+    uint64_t secret = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &secret, sizeof secret) != (ssize_t)sizeof secret) {
+            secret = 0;
+        }
+        close(fd);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return mix64(secret ^ ((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec));
+}
+
+/* This process's key, made at its first check. */
+static uint64_t process_secret(void)
+{
+    static uint64_t secret;
+    static int made;
+    if (!made) {
+        secret = kit_fingerprint_secret();
+        made = 1;
+    }
+    return secret;
+}
+
+/* ---- the checks ------------------------------------------------------------------------- */
+
+/* The first two neighbours out of order (ordered bits: to_ordered of each key, or the key
+ * itself when it is NULL), as check_keys() reports them; an OK verdict when there are none. */
+static kit_verdict check_order(const uint32_t *out, size_t n, int descending,
+                               uint32_t (*to_ordered)(uint32_t), show_fn show)
 {
     char a[64], b[64];
     for (size_t i = 0; i + 1 < n; i++) {
-        int bad = descending ? out[i] < out[i + 1] : out[i] > out[i + 1];
-        if (bad) {
+        uint32_t left = to_ordered ? to_ordered(out[i]) : out[i];
+        uint32_t right = to_ordered ? to_ordered(out[i + 1]) : out[i + 1];
+        if (descending ? left < right : left > right) {
             kit_verdict v = verdict(KIT_VERIFY_ORDER, i);
-            show(a, sizeof a, out[i]);
-            show(b, sizeof b, out[i + 1]);
+            show(a, sizeof a, left);
+            show(b, sizeof b, right);
             snprintf(v.message, sizeof v.message,
                      "not sorted at index %zu: keys[%zu] = %s %s keys[%zu] = %s", i, i, a,
                      descending ? "<" : ">", i + 1, b);
             return v;
         }
+    }
+    return verdict(KIT_VERIFY_OK, 0);
+}
+
+/* Order and multiset, on ordered bits. `expected` is the snapshot sorted ascending. */
+static kit_verdict check_keys(const uint32_t *expected, const uint32_t *out, size_t n,
+                              int descending, show_fn show)
+{
+    char a[64], b[64];
+    kit_verdict order = check_order(out, n, descending, NULL, show);
+    if (order.status != KIT_VERIFY_OK) {
+        return order;
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t want = descending ? expected[n - 1 - i] : expected[i];
@@ -91,8 +159,32 @@ static uint32_t ordered_f32(uint32_t bits)
     return kit_flip_f32(kit_bits_float(bits));
 }
 
+static kit_verdict sorted_snapshot_check(const void *snapshot, const void *output, size_t n,
+                                         int flags, uint32_t (*to_ordered)(uint32_t),
+                                         show_fn show);
+
+/* Order, then the multiset: its fingerprint first; the snapshot is sorted (for the message
+ * that names the first wrong key) only when the fingerprints differ. The verdict is the one a
+ * sort of every snapshot gives. */
 static kit_verdict verify_words(const void *snapshot, const void *output, size_t n, int flags,
                                 uint32_t (*to_ordered)(uint32_t), show_fn show)
+{
+    kit_verdict order = check_order(output, n, flags & KIT_VERIFY_DESCENDING, to_ordered, show);
+    if (order.status != KIT_VERIFY_OK) {
+        return order;
+    }
+    uint64_t secret = process_secret();
+    if (kit_multiset_fingerprint(snapshot, n, secret) ==
+        kit_multiset_fingerprint(output, n, secret)) {
+        return verdict(KIT_VERIFY_OK, 0);
+    }
+    return sorted_snapshot_check(snapshot, output, n, flags, to_ordered, show);
+}
+
+/* The full check: the snapshot sorted by the CPU reference sort, compared key by key. */
+static kit_verdict sorted_snapshot_check(const void *snapshot, const void *output, size_t n,
+                                         int flags, uint32_t (*to_ordered)(uint32_t),
+                                         show_fn show)
 {
     uint32_t *expected = ordered_copy(snapshot, n, to_ordered);
     uint32_t *got = ordered_copy(output, n, to_ordered);
@@ -123,13 +215,33 @@ kit_verdict kit_verify_f32(const float *snapshot, const float *output, size_t n,
     return verify_words(snapshot, output, n, flags, ordered_f32, show_f32);
 }
 
+/* Each value a distinct index that still carries its key, and stability when asked: the
+ * first failure, or OK. */
+static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *out_keys,
+                                const uint32_t *out_values, size_t n, int flags);
+
+/* When the values are a permutation of 0..n-1 and each carries its own key, the output's keys
+ * are the snapshot's: the multiset is checked (by kit_verify_u32()) only to say which failure
+ * comes first, as before: order, keys, then values. */
 kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                  const uint32_t *out_values, size_t n, int flags)
 {
-    kit_verdict v = kit_verify_u32(snapshot_keys, out_keys, n, flags);
+    kit_verdict v = check_order(out_keys, n, flags & KIT_VERIFY_DESCENDING, NULL, show_u32);
     if (v.status != KIT_VERIFY_OK) {
         return v;
     }
+    v = check_values(snapshot_keys, out_keys, out_values, n, flags);
+    if (v.status == KIT_VERIFY_OK || v.status == KIT_VERIFY_NO_MEMORY) {
+        return v;
+    }
+    kit_verdict keys = kit_verify_u32(snapshot_keys, out_keys, n, flags);
+    return keys.status != KIT_VERIFY_OK ? keys : v;
+}
+
+static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *out_keys,
+                                const uint32_t *out_values, size_t n, int flags)
+{
+    kit_verdict v = verdict(KIT_VERIFY_OK, 0);
     unsigned char *seen = calloc(n ? n : 1, 1);
     if (!seen) {
         v = verdict(KIT_VERIFY_NO_MEMORY, 0);

@@ -470,6 +470,40 @@ static void test_verifier_catches_instability_and_direction(void)
     expect_verdict(kit_verify_f32(fin, fbad, 3, 0), KIT_VERIFY_ORDER, 0, "+0.0 before -0.0");
 }
 
+/* The fast path (a fingerprint instead of a sort) must give the verdicts a sort gives: the
+ * same status, at the same index, in the same order of precedence. */
+static void test_verifier_fast_path_keeps_the_verdicts(void)
+{
+    uint32_t a[] = {1, 4, 7, 7, 9}, b[] = {7, 9, 1, 7, 4}, c[] = {2, 3, 7, 7, 9};
+    uint64_t secret = kit_fingerprint_secret();
+    CU_ASSERT_EQUAL(kit_multiset_fingerprint(a, 5, secret), kit_multiset_fingerprint(b, 5, secret));
+    /* {1, 4} and {2, 3}: the same sum, another multiset; and a key duplicated in place of one. */
+    CU_ASSERT_NOT_EQUAL(kit_multiset_fingerprint(a, 5, secret),
+                        kit_multiset_fingerprint(c, 5, secret));
+    uint32_t d[] = {1, 4, 7, 9, 9};
+    CU_ASSERT_NOT_EQUAL(kit_multiset_fingerprint(a, 5, secret),
+                        kit_multiset_fingerprint(d, 5, secret));
+
+    uint32_t in[] = {9, 4, 7, 1, 7}, sorted[] = {1, 4, 7, 7, 9}, vals[] = {3, 1, 2, 4, 0};
+    expect_verdict(kit_verify_pairs_u32(in, sorted, vals, 5, KIT_VERIFY_STABLE), KIT_VERIFY_OK,
+                   0, "pairs, correct");
+    uint32_t changed[] = {1, 4, 7, 8, 9}; /* sorted, a key changed: its value is detached too */
+    expect_verdict(kit_verify_pairs_u32(in, changed, vals, 5, 0), KIT_VERIFY_MULTISET, 3,
+                   "pairs, a changed key comes before its detached value");
+    expect_verdict(kit_verify_u32(in, changed, 5, 0), KIT_VERIFY_MULTISET, 3, "keys, changed");
+    uint32_t swapped[] = {3, 1, 4, 2, 0}; /* equal keys 7 with their values swapped */
+    expect_verdict(kit_verify_pairs_u32(in, sorted, swapped, 5, KIT_VERIFY_STABLE),
+                   KIT_VERIFY_UNSTABLE, 2, "pairs, unstable");
+
+    int32_t iin[] = {-5, 3, -1}, igood[] = {-5, -1, 3}, ibad[] = {-5, -2, 3};
+    expect_verdict(kit_verify_i32(iin, igood, 3, 0), KIT_VERIFY_OK, 0, "signed, correct");
+    expect_verdict(kit_verify_i32(iin, ibad, 3, 0), KIT_VERIFY_MULTISET, 1, "signed, changed");
+    expect_verdict(kit_verify_i32(iin, iin, 3, 0), KIT_VERIFY_ORDER, 1, "signed, not sorted");
+    float fin[] = {2.5f, -1.0f, 0.0f}, fgood[] = {-1.0f, 0.0f, 2.5f}, fbad[] = {-1.0f, 0.0f, 3.5f};
+    expect_verdict(kit_verify_f32(fin, fgood, 3, 0), KIT_VERIFY_OK, 0, "float, correct");
+    expect_verdict(kit_verify_f32(fin, fbad, 3, 0), KIT_VERIFY_MULTISET, 2, "float, changed");
+}
+
 /* ---- timers ------------------------------------------------------------------------------- */
 
 static void test_median_and_clock(void)
@@ -657,6 +691,7 @@ void kit_register_suites(void)
     s = kit_add_suite("verify", 0);
     kit_add_test(s, "planted_errors", test_verifier_catches_planted_errors);
     kit_add_test(s, "stability_and_direction", test_verifier_catches_instability_and_direction);
+    kit_add_test(s, "fast_path_verdicts", test_verifier_fast_path_keeps_the_verdicts);
     s = kit_add_suite("bench_csv", 0);
     kit_add_test(s, "rows", test_bench_csv_rows);
     kit_add_test(s, "open_appends_or_refuses", test_bench_csv_open);
