@@ -75,8 +75,8 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -162,40 +162,6 @@ static int parse_count(const char *text, size_t *value)
     return 0;
 }
 
-/* A secret for the fingerprints: random, never sent to the executor. */
-static uint64_t fingerprint_secret(void)
-{
-    uint64_t secret = 0;
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd >= 0) {
-        if (read(fd, &secret, sizeof secret) != (ssize_t)sizeof secret) {
-            secret = 0;
-        }
-        close(fd);
-    }
-    return secret ^ (uint64_t)(kit_host_ms() * 1e6) ^ 0x9e3779b97f4a7c15ull;
-}
-
-/* splitmix64's finalizer: a bijection that spreads every input bit over the output. */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* The multiset's fingerprint: order does not change it, a key changed or lost does. */
-static uint64_t fingerprint(const unsigned int *keys, size_t n, uint64_t secret)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        sum += mix64(secret + keys[i]);
-    }
-    return sum;
-}
-
 /* Whether @p result is @p input sorted: ascending, with the same fingerprint. */
 static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expected,
                             uint64_t secret)
@@ -205,7 +171,7 @@ static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expec
             return 0;
         }
     }
-    return fingerprint(result, n, secret) == expected;
+    return kit_multiset_fingerprint(result, n, secret) == expected;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -246,18 +212,71 @@ static int map_inputs(inputs *in, size_t n, size_t runs)
     }
     in->n = n;
     in->runs = runs;
-    in->secret = fingerprint_secret();
+    in->secret = kit_fingerprint_secret(); /* never sent to the executor */
     in->expected = memory;
     in->keys = (unsigned int *)(in->expected + runs);
     return 0;
 }
 
+/* The CPUs this process had before --pin-cpu narrowed it to one (pin()). */
+static cpu_set_t unpinned;
+static int unpinned_known;
+
+/* Most threads that make the inputs. */
+#define GENERATORS 8
+
+/* One thread's share of the inputs: first, first + step, ... */
+typedef struct {
+    inputs *in;
+    const options *o;
+    size_t first, step;
+} generator;
+
+static void *generate_some(void *arg)
+{
+    const generator *g = arg;
+    for (size_t r = g->first; r < g->in->runs; r += g->step) {
+        unsigned int *keys = g->in->keys + r * g->in->n;
+        kit_generate_u32(keys, g->in->n, g->o->dist, g->o->seed + r);
+        g->in->expected[r] = kit_multiset_fingerprint(keys, g->in->n, g->in->secret);
+    }
+    return NULL;
+}
+
+/* Every input and its fingerprint, made by up to GENERATORS threads on the CPUs the process had
+ * before it was pinned, less the one it is pinned to: there, beside both executors' start, the
+ * 37 inputs of 2^24 keys of a lab's speed run took 2-4 s. Nothing is timed yet. A thread that
+ * cannot start leaves its share to this one. */
 static void generate_inputs(inputs *in, const options *o)
 {
-    for (size_t r = 0; r < in->runs; r++) {
-        unsigned int *keys = in->keys + r * in->n;
-        kit_generate_u32(keys, in->n, o->dist, o->seed + r);
-        in->expected[r] = fingerprint(keys, in->n, in->secret);
+    size_t count = unpinned_known ? (size_t)CPU_COUNT(&unpinned) : 1;
+    count = count < GENERATORS ? count : GENERATORS;
+    count = count < in->runs ? count : in->runs;
+    count = count ? count : 1;
+    generator shares[GENERATORS];
+    pthread_t threads[GENERATORS];
+    int started[GENERATORS] = {0};
+    pthread_attr_t attr;
+    int attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok && unpinned_known) {
+        pthread_attr_setaffinity_np(&attr, sizeof unpinned, &unpinned);
+    }
+    for (size_t t = 0; t < count; t++) {
+        shares[t] = (generator){in, o, t, count};
+        started[t] = attr_ok && pthread_create(&threads[t], &attr, generate_some, &shares[t]) == 0;
+    }
+    for (size_t t = 0; t < count; t++) {
+        if (!started[t]) {
+            generate_some(&shares[t]);
+        }
+    }
+    for (size_t t = 0; t < count; t++) {
+        if (started[t]) {
+            pthread_join(threads[t], NULL);
+        }
+    }
+    if (attr_ok) {
+        pthread_attr_destroy(&attr);
     }
 }
 
@@ -743,6 +762,7 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
 /* --pin-cpu: this process (and what it starts) on one CPU; 0, or -1 with the reason. */
 static int pin(int cpu, char *why, size_t why_size)
 {
+    unpinned_known = sched_getaffinity(0, sizeof unpinned, &unpinned) == 0;
     if (cpu == -2) {
         return 0;
     }
@@ -757,6 +777,9 @@ static int pin(int cpu, char *why, size_t why_size)
     if (cpu < 0 || sched_setaffinity(0, sizeof set, &set) != 0) {
         snprintf(why, why_size, "cannot pin the timed run to CPU %d: %s", cpu, strerror(errno));
         return -1;
+    }
+    if (unpinned_known && CPU_COUNT(&unpinned) > 1) {
+        CPU_CLR(cpu, &unpinned); /* the inputs are made beside it (generate_inputs) */
     }
     return 0;
 }
