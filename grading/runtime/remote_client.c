@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,45 @@ static struct {
     uint64_t address, mapped;
 } parked[PARKED_MAX];
 static int parked_count;
+
+/* ---- KIT_PROFILE=1: where this process's time went, printed at its end --------------- */
+
+/* For instructors who want to know what a test's time is made of (docs/instructor.md,
+ * "Grading time"): the executor's start (sandbox, CUDA context), the lab's calls, the other
+ * requests, this process's own context and copies, and the rest (the test's host work). */
+static struct {
+    double started, executor_start, calls, requests, context, copies;
+    unsigned executors, call_count;
+} spent;
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void print_profile(void)
+{
+    struct rusage own;
+    getrusage(RUSAGE_SELF, &own);
+    double cpu = (double)own.ru_utime.tv_sec + 1e-6 * (double)own.ru_utime.tv_usec +
+                 (double)own.ru_stime.tv_sec + 1e-6 * (double)own.ru_stime.tv_usec;
+    fprintf(stderr,
+            "kit profile: wall %.2f s, own CPU %.2f s; executor starts %u %.2f s; lab calls %u "
+            "%.2f s; other requests %.2f s; verdict context %.2f s; verdict copies %.2f s\n",
+            seconds_now() - spent.started, cpu, spent.executors, spent.executor_start,
+            spent.call_count, spent.calls, spent.requests, spent.context, spent.copies);
+}
+
+__attribute__((constructor)) static void start_profile(void)
+{
+    const char *on = getenv("KIT_PROFILE");
+    if (on && strcmp(on, "1") == 0) {
+        spent.started = seconds_now();
+        atexit(print_profile);
+    }
+}
 
 /* ---- what the grader measured: the GPU (never the executor's word) ------------------- */
 
@@ -350,6 +390,7 @@ static int start_executor(void)
         registered = 1;
     }
     executor_status = -1;
+    spent.executors++;
     return say_hello();
 }
 
@@ -417,14 +458,36 @@ static int send_with_descriptor(const kit_remote_request *request, int fd)
     return send_all((const char *)request + sent, sizeof *request - (size_t)sent);
 }
 
+static int exchange_timed(kit_remote_request *request, int fd, const void *payload,
+                          kit_remote_reply *reply, void *answer, size_t answer_max,
+                          size_t *answer_len, const char *what);
+
 static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
                        kit_remote_reply *reply, void *answer, size_t answer_max,
                        size_t *answer_len, const char *what)
 {
     memset(reply, 0, sizeof *reply);
+    double began = seconds_now();
     if (executor_lost || (sock < 0 && start_executor() != 0)) {
         return -1;
     }
+    double asked = seconds_now();
+    spent.executor_start += asked - began;
+    int result = exchange_timed(request, fd, payload, reply, answer, answer_max, answer_len,
+                                what);
+    if (request->op == KIT_OP_CALL) {
+        spent.calls += seconds_now() - asked;
+        spent.call_count++;
+    } else {
+        spent.requests += seconds_now() - asked;
+    }
+    return result;
+}
+
+static int exchange_timed(kit_remote_request *request, int fd, const void *payload,
+                          kit_remote_reply *reply, void *answer, size_t answer_max,
+                          size_t *answer_len, const char *what)
+{
     int sent = fd >= 0 ? send_with_descriptor(request, fd) : send_all(request, sizeof *request);
     if (sent != 0 ||
         (request->payload && send_all(payload, request->payload) != 0) ||
@@ -605,8 +668,10 @@ static int buffers_here(void)
     if (decided < 0) {
         const char *plane = getenv("KIT_DATA_PLANE");
         char why[200] = "KIT_DATA_PLANE=executor";
+        double began = seconds_now();
         decided = gpu_facts.ready && !(plane && strcmp(plane, "executor") == 0) &&
                   kit_shared_start(why, sizeof why) == 0;
+        spent.context += seconds_now() - began;
         if (!decided && gpu_facts.ready) {
             char note[240];
             snprintf(note, sizeof note, "plane executor: %s", why);
@@ -715,14 +780,19 @@ static cudaError_t shared_copy(void *dst, const void *src, size_t bytes, enum cu
     if (err != cudaSuccess) {
         return err;
     }
+    double began = seconds_now();
     switch (kind) {
     case cudaMemcpyHostToDevice:
-        return (cudaError_t)kit_shared_to_device(to, src, bytes);
+        err = (cudaError_t)kit_shared_to_device(to, src, bytes);
+        break;
     case cudaMemcpyDeviceToHost:
-        return (cudaError_t)kit_shared_to_host(dst, from, bytes);
+        err = (cudaError_t)kit_shared_to_host(dst, from, bytes);
+        break;
     default:
-        return (cudaError_t)kit_shared_on_device(to, from, bytes);
+        err = (cudaError_t)kit_shared_on_device(to, from, bytes);
     }
+    spent.copies += seconds_now() - began;
+    return err;
 }
 
 /* ---- the CUDA runtime, as the kit's tests use it ------------------------------------- */
