@@ -29,6 +29,8 @@ run: the reference's failure leaves speed out of the maximum, the student's give
 
 from __future__ import annotations
 
+import os
+
 import statistics
 from dataclasses import dataclass
 
@@ -171,6 +173,8 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
         failed = ("reference", "the timed driver reported no round of "
                   + " or ".join(who for who in SIDES if not times[who]))
     log.append(f"the timed run took {result.elapsed:.2f} s")
+    if os.environ.get("KIT_PROFILE") == "1":  # where its processes' time went (remote_client.c)
+        log += [line for line in result.output.splitlines() if line.startswith("kit profile:")]
     if failed:
         who, message = failed
         log.append(f"{who}: {message}")

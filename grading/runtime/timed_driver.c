@@ -162,18 +162,6 @@ static int parse_count(const char *text, size_t *value)
     return 0;
 }
 
-/* Whether @p result is @p input sorted: ascending, with the same fingerprint. */
-static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expected,
-                            uint64_t secret)
-{
-    for (size_t i = 1; i < n; i++) {
-        if (result[i - 1] > result[i]) {
-            return 0;
-        }
-    }
-    return kit_multiset_fingerprint(result, n, secret) == expected;
-}
-
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -218,12 +206,97 @@ static int map_inputs(inputs *in, size_t n, size_t runs)
     return 0;
 }
 
-/* The CPUs this process had before --pin-cpu narrowed it to one (pin()). */
+/* ---- work spread over the CPUs the timed run is not pinned to ------------------------------- */
+
+/* The CPUs this process had before --pin-cpu narrowed it to one (pin()), less that one. */
 static cpu_set_t unpinned;
 static int unpinned_known;
 
-/* Most threads that make the inputs. */
-#define GENERATORS 8
+/* Most threads a piece of host work is spread over. */
+#define HELPERS 8
+
+/* How many threads to spread @p items pieces of work over. */
+static size_t helper_count(size_t items)
+{
+    size_t count = unpinned_known ? (size_t)CPU_COUNT(&unpinned) : 1;
+    count = count < HELPERS ? count : HELPERS;
+    count = count < items ? count : items;
+    return count ? count : 1;
+}
+
+/* Runs @p work on each of @p count argument blocks (@p size bytes apart from @p args), each
+ * in a thread on the unpinned CPUs, and waits for them all. Host work between timed runs (the
+ * inputs, the check of each result) thus leaves the pinned CPU to the two sides' processes and
+ * their executors: there, the 37 inputs of 2^24 keys of a lab's speed run took 2-4 s, beside
+ * both executors' start. A thread that cannot start has its block done here. */
+static void on_unpinned_cpus(void *(*work)(void *), void *args, size_t size, size_t count)
+{
+    pthread_t threads[HELPERS];
+    int started[HELPERS] = {0};
+    pthread_attr_t attr;
+    int attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok && unpinned_known) {
+        pthread_attr_setaffinity_np(&attr, sizeof unpinned, &unpinned);
+    }
+    for (size_t t = 0; t < count && t < HELPERS; t++) {
+        started[t] = attr_ok && pthread_create(&threads[t], &attr, work,
+                                               (char *)args + t * size) == 0;
+    }
+    for (size_t t = 0; t < count && t < HELPERS; t++) {
+        if (started[t]) {
+            pthread_join(threads[t], NULL);
+        } else {
+            work((char *)args + t * size);
+        }
+    }
+    if (attr_ok) {
+        pthread_attr_destroy(&attr);
+    }
+}
+
+/* One thread's share of a result's check: keys [from, to), each >= the one before it (the
+ * key before `from` included), and their part of the fingerprint. */
+typedef struct {
+    const unsigned int *keys;
+    size_t from, to;
+    uint64_t secret, sum;
+    int sorted;
+} check_share;
+
+static void *check_some(void *arg)
+{
+    check_share *c = arg;
+    c->sorted = 1;
+    for (size_t i = c->from ? c->from : 1; i < c->to; i++) {
+        if (c->keys[i - 1] > c->keys[i]) {
+            c->sorted = 0;
+            return NULL;
+        }
+    }
+    c->sum = kit_multiset_fingerprint(c->keys + c->from, c->to - c->from, c->secret);
+    return NULL;
+}
+
+/* Whether @p result is @p input sorted: ascending, with the same fingerprint (the sum of its
+ * shares' parts). */
+static int sorted_same_keys(const unsigned int *result, size_t n, uint64_t expected,
+                            uint64_t secret)
+{
+    check_share shares[HELPERS];
+    size_t count = helper_count(n / 65536 + 1);
+    for (size_t t = 0; t < count; t++) {
+        shares[t] = (check_share){result, n * t / count, n * (t + 1) / count, secret, 0, 0};
+    }
+    on_unpinned_cpus(check_some, shares, sizeof shares[0], count);
+    uint64_t sum = 0;
+    for (size_t t = 0; t < count; t++) {
+        if (!shares[t].sorted) {
+            return 0;
+        }
+        sum += shares[t].sum;
+    }
+    return sum == expected;
+}
 
 /* One thread's share of the inputs: first, first + step, ... */
 typedef struct {
@@ -243,41 +316,15 @@ static void *generate_some(void *arg)
     return NULL;
 }
 
-/* Every input and its fingerprint, made by up to GENERATORS threads on the CPUs the process had
- * before it was pinned, less the one it is pinned to: there, beside both executors' start, the
- * 37 inputs of 2^24 keys of a lab's speed run took 2-4 s. Nothing is timed yet. A thread that
- * cannot start leaves its share to this one. */
+/* Every input and its fingerprint, made on the unpinned CPUs; nothing is timed yet. */
 static void generate_inputs(inputs *in, const options *o)
 {
-    size_t count = unpinned_known ? (size_t)CPU_COUNT(&unpinned) : 1;
-    count = count < GENERATORS ? count : GENERATORS;
-    count = count < in->runs ? count : in->runs;
-    count = count ? count : 1;
-    generator shares[GENERATORS];
-    pthread_t threads[GENERATORS];
-    int started[GENERATORS] = {0};
-    pthread_attr_t attr;
-    int attr_ok = pthread_attr_init(&attr) == 0;
-    if (attr_ok && unpinned_known) {
-        pthread_attr_setaffinity_np(&attr, sizeof unpinned, &unpinned);
-    }
+    generator shares[HELPERS];
+    size_t count = helper_count(in->runs);
     for (size_t t = 0; t < count; t++) {
         shares[t] = (generator){in, o, t, count};
-        started[t] = attr_ok && pthread_create(&threads[t], &attr, generate_some, &shares[t]) == 0;
     }
-    for (size_t t = 0; t < count; t++) {
-        if (!started[t]) {
-            generate_some(&shares[t]);
-        }
-    }
-    for (size_t t = 0; t < count; t++) {
-        if (started[t]) {
-            pthread_join(threads[t], NULL);
-        }
-    }
-    if (attr_ok) {
-        pthread_attr_destroy(&attr);
-    }
+    on_unpinned_cpus(generate_some, shares, sizeof shares[0], count);
 }
 
 /* ---- one side, in a process of its own --------------------------------------------------- */
@@ -289,6 +336,8 @@ typedef struct {
     unsigned int *d_work, *result; /* the buffer the sort runs on; its copy back */
     char setup_error[300]; /* why there is no d_work, when there is none */
     int warmed;
+    unsigned checks; /* results checked, and the time it took (KIT_PROFILE=1) */
+    double check_ms;
 } side_state;
 
 /* One run on input @p r: 0 and its time in @p ms, or -1 and the answer in @p answer. */
@@ -326,7 +375,11 @@ static int sort_once(side_state *st, size_t r, double *ms, char *answer, size_t 
         snprintf(answer, size, "error copying the result back: %s", cudaGetErrorName(err));
         return -1;
     }
-    if (!sorted_same_keys(st->result, n, in->expected[r], in->secret)) {
+    double check_start = kit_host_ms();
+    int right = sorted_same_keys(st->result, n, in->expected[r], in->secret);
+    st->checks++;
+    st->check_ms += kit_host_ms() - check_start;
+    if (!right) {
         kit_verdict v = kit_verify_u32(snapshot, st->result, n, 0);
         snprintf(answer, size, "wrong --algo %s -n %zu --dist %s --seed %zu: %s", o->algo->name, n,
                  kit_dist_name(o->dist), o->seed + r,
@@ -433,6 +486,11 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
             snprintf(answer, sizeof answer, "%s%s", wrong ? "wrong " : "ok", wrong ? report : "");
             if (got == 1) {
                 reply(fd, answer);
+            }
+            const char *profile = getenv("KIT_PROFILE");
+            if (profile && strcmp(profile, "1") == 0) {
+                fprintf(stderr, "kit profile: a side's %u result checks took %.2f s\n",
+                        st.checks, st.check_ms / 1000);
             }
             exit(0);
         }
