@@ -90,7 +90,7 @@ static uint64_t process_secret(void)
 /* ---- the checks ------------------------------------------------------------------------- */
 
 /* The first two neighbours out of order (ordered bits: to_ordered of each key, or the key
- * itself when it is NULL), as check_keys() reports them; an OK verdict when there are none. */
+ * itself when it is NULL); an OK verdict when there are none. */
 static kit_verdict check_order(const uint32_t *out, size_t n, int descending,
                                uint32_t (*to_ordered)(uint32_t), show_fn show)
 {
@@ -111,15 +111,12 @@ static kit_verdict check_order(const uint32_t *out, size_t n, int descending,
     return verdict(KIT_VERIFY_OK, 0);
 }
 
-/* Order and multiset, on ordered bits. `expected` is the snapshot sorted ascending. */
+/* The multiset, on ordered bits of an output already in order: `expected` is the snapshot
+ * sorted ascending, and the first key that differs is named. */
 static kit_verdict check_keys(const uint32_t *expected, const uint32_t *out, size_t n,
                               int descending, show_fn show)
 {
     char a[64], b[64];
-    kit_verdict order = check_order(out, n, descending, NULL, show);
-    if (order.status != KIT_VERIFY_OK) {
-        return order;
-    }
     for (size_t i = 0; i < n; i++) {
         uint32_t want = descending ? expected[n - 1 - i] : expected[i];
         if (out[i] != want) {
@@ -159,9 +156,23 @@ static uint32_t ordered_f32(uint32_t bits)
     return kit_flip_f32(kit_bits_float(bits));
 }
 
+/* The full check: the snapshot sorted by the CPU reference sort, compared key by key. */
 static kit_verdict sorted_snapshot_check(const void *snapshot, const void *output, size_t n,
-                                         int flags, uint32_t (*to_ordered)(uint32_t),
-                                         show_fn show);
+                                         int flags, uint32_t (*to_ordered)(uint32_t), show_fn show)
+{
+    uint32_t *expected = ordered_copy(snapshot, n, to_ordered);
+    uint32_t *got = ordered_copy(output, n, to_ordered);
+    kit_verdict v;
+    if (!expected || !got || kit_cpu_radix_sort_u32(expected, n) != 0) {
+        v = verdict(KIT_VERIFY_NO_MEMORY, 0);
+        snprintf(v.message, sizeof v.message, "verifier: out of host memory for n = %zu", n);
+    } else {
+        v = check_keys(expected, got, n, flags & KIT_VERIFY_DESCENDING, show);
+    }
+    free(expected);
+    free(got);
+    return v;
+}
 
 /* Order, then the multiset: its fingerprint first; the snapshot is sorted (for the message
  * that names the first wrong key) only when the fingerprints differ. The verdict is the one a
@@ -181,25 +192,6 @@ static kit_verdict verify_words(const void *snapshot, const void *output, size_t
     return sorted_snapshot_check(snapshot, output, n, flags, to_ordered, show);
 }
 
-/* The full check: the snapshot sorted by the CPU reference sort, compared key by key. */
-static kit_verdict sorted_snapshot_check(const void *snapshot, const void *output, size_t n,
-                                         int flags, uint32_t (*to_ordered)(uint32_t),
-                                         show_fn show)
-{
-    uint32_t *expected = ordered_copy(snapshot, n, to_ordered);
-    uint32_t *got = ordered_copy(output, n, to_ordered);
-    kit_verdict v;
-    if (!expected || !got || kit_cpu_radix_sort_u32(expected, n) != 0) {
-        v = verdict(KIT_VERIFY_NO_MEMORY, 0);
-        snprintf(v.message, sizeof v.message, "verifier: out of host memory for n = %zu", n);
-    } else {
-        v = check_keys(expected, got, n, flags & KIT_VERIFY_DESCENDING, show);
-    }
-    free(expected);
-    free(got);
-    return v;
-}
-
 kit_verdict kit_verify_u32(const uint32_t *snapshot, const uint32_t *output, size_t n, int flags)
 {
     return verify_words(snapshot, output, n, flags, NULL, show_u32);
@@ -217,27 +209,6 @@ kit_verdict kit_verify_f32(const float *snapshot, const float *output, size_t n,
 
 /* Each value a distinct index that still carries its key, and stability when asked: the
  * first failure, or OK. */
-static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *out_keys,
-                                const uint32_t *out_values, size_t n, int flags);
-
-/* When the values are a permutation of 0..n-1 and each carries its own key, the output's keys
- * are the snapshot's: the multiset is checked (by kit_verify_u32()) only to say which failure
- * comes first, as before: order, keys, then values. */
-kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
-                                 const uint32_t *out_values, size_t n, int flags)
-{
-    kit_verdict v = check_order(out_keys, n, flags & KIT_VERIFY_DESCENDING, NULL, show_u32);
-    if (v.status != KIT_VERIFY_OK) {
-        return v;
-    }
-    v = check_values(snapshot_keys, out_keys, out_values, n, flags);
-    if (v.status == KIT_VERIFY_OK || v.status == KIT_VERIFY_NO_MEMORY) {
-        return v;
-    }
-    kit_verdict keys = kit_verify_u32(snapshot_keys, out_keys, n, flags);
-    return keys.status != KIT_VERIFY_OK ? keys : v;
-}
-
 static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                 const uint32_t *out_values, size_t n, int flags)
 {
@@ -277,4 +248,22 @@ static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *o
     }
     free(seen);
     return v;
+}
+
+/* When the values are a permutation of 0..n-1 and each carries its own key, the output's keys
+ * are the snapshot's: the multiset is checked (by kit_verify_u32()) only to say which failure
+ * comes first, as before: order, keys, then values. */
+kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
+                                 const uint32_t *out_values, size_t n, int flags)
+{
+    kit_verdict v = check_order(out_keys, n, flags & KIT_VERIFY_DESCENDING, NULL, show_u32);
+    if (v.status != KIT_VERIFY_OK) {
+        return v;
+    }
+    v = check_values(snapshot_keys, out_keys, out_values, n, flags);
+    if (v.status == KIT_VERIFY_OK || v.status == KIT_VERIFY_NO_MEMORY) {
+        return v;
+    }
+    kit_verdict keys = kit_verify_u32(snapshot_keys, out_keys, n, flags);
+    return keys.status != KIT_VERIFY_OK ? keys : v;
 }
