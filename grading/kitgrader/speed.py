@@ -30,7 +30,6 @@ run: the reference's failure leaves speed out of the maximum, the student's give
 from __future__ import annotations
 
 import os
-
 import statistics
 from dataclasses import dataclass
 

@@ -29,6 +29,7 @@
 #include "remote_api.h"
 #include "result_channel.h"
 #include "shared_memory.h"
+#include "timer.h"
 
 static char **executor_command; /* argv of the executor, from after `--` */
 static int sock = -1;
@@ -54,16 +55,9 @@ static int parked_count;
  * "Grading time"): the executor's start (sandbox, CUDA context), the lab's calls, the other
  * requests, this process's own context and copies, and the rest (the test's host work). */
 static struct {
-    double started, executor_start, calls, requests, context, copies;
+    double started, executor_start, calls, requests, context, copies; /* ms (kit_host_ms) */
     unsigned executors, call_count;
 } spent;
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void print_profile(void)
 {
@@ -74,15 +68,16 @@ static void print_profile(void)
     fprintf(stderr,
             "kit profile: wall %.2f s, own CPU %.2f s; executor starts %u %.2f s; lab calls %u "
             "%.2f s; other requests %.2f s; verdict context %.2f s; verdict copies %.2f s\n",
-            seconds_now() - spent.started, cpu, spent.executors, spent.executor_start,
-            spent.call_count, spent.calls, spent.requests, spent.context, spent.copies);
+            (kit_host_ms() - spent.started) / 1000, cpu, spent.executors,
+            spent.executor_start / 1000, spent.call_count, spent.calls / 1000,
+            spent.requests / 1000, spent.context / 1000, spent.copies / 1000);
 }
 
 __attribute__((constructor)) static void start_profile(void)
 {
     const char *on = getenv("KIT_PROFILE");
     if (on && strcmp(on, "1") == 0) {
-        spent.started = seconds_now();
+        spent.started = kit_host_ms();
         atexit(print_profile);
     }
 }
@@ -464,32 +459,6 @@ static int send_with_descriptor(const kit_remote_request *request, int fd)
 
 static int exchange_timed(kit_remote_request *request, int fd, const void *payload,
                           kit_remote_reply *reply, void *answer, size_t answer_max,
-                          size_t *answer_len, const char *what);
-
-static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
-                       kit_remote_reply *reply, void *answer, size_t answer_max,
-                       size_t *answer_len, const char *what)
-{
-    memset(reply, 0, sizeof *reply);
-    double began = seconds_now();
-    if (executor_lost || (sock < 0 && start_executor() != 0)) {
-        return -1;
-    }
-    double asked = seconds_now();
-    spent.executor_start += asked - began;
-    int result = exchange_timed(request, fd, payload, reply, answer, answer_max, answer_len,
-                                what);
-    if (request->op == KIT_OP_CALL) {
-        spent.calls += seconds_now() - asked;
-        spent.call_count++;
-    } else {
-        spent.requests += seconds_now() - asked;
-    }
-    return result;
-}
-
-static int exchange_timed(kit_remote_request *request, int fd, const void *payload,
-                          kit_remote_reply *reply, void *answer, size_t answer_max,
                           size_t *answer_len, const char *what)
 {
     int sent = fd >= 0 ? send_with_descriptor(request, fd) : send_all(request, sizeof *request);
@@ -514,6 +483,28 @@ static int exchange_timed(kit_remote_request *request, int fd, const void *paylo
     return 0;
 }
 
+static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
+                       kit_remote_reply *reply, void *answer, size_t answer_max,
+                       size_t *answer_len, const char *what)
+{
+    memset(reply, 0, sizeof *reply);
+    double began = kit_host_ms();
+    if (executor_lost || (sock < 0 && start_executor() != 0)) {
+        return -1;
+    }
+    double asked = kit_host_ms();
+    spent.executor_start += asked - began;
+    int result = exchange_timed(request, fd, payload, reply, answer, answer_max, answer_len,
+                                what);
+    if (request->op == KIT_OP_CALL) {
+        spent.calls += kit_host_ms() - asked;
+        spent.call_count++;
+    } else {
+        spent.requests += kit_host_ms() - asked;
+    }
+    return result;
+}
+
 static int exchange(kit_remote_request *request, const void *payload, kit_remote_reply *reply,
                     void *answer, size_t answer_max, size_t *answer_len, const char *what)
 {
@@ -534,8 +525,8 @@ static int say_hello(void)
     ready_cpu_ms = tree_cpu_ms(executor_pid);
     return 0;
 }
-/* ---- after the test: what is measured from outside ------------------------------------ */
 
+/* ---- after the test: what is measured from outside ------------------------------------ */
 
 int kit_remote_end_test(int needs_gpu, int keep_executor, char *report, size_t report_size)
 {
@@ -670,10 +661,10 @@ static int buffers_here(void)
     if (decided < 0) {
         const char *plane = getenv("KIT_DATA_PLANE");
         char why[200] = "KIT_DATA_PLANE=executor";
-        double began = seconds_now();
+        double began = kit_host_ms();
         decided = gpu_facts.ready && !(plane && strcmp(plane, "executor") == 0) &&
                   kit_shared_start(why, sizeof why) == 0;
-        spent.context += seconds_now() - began;
+        spent.context += kit_host_ms() - began;
         if (!decided && gpu_facts.ready) {
             char note[240];
             snprintf(note, sizeof note, "plane executor: %s", why);
@@ -782,7 +773,7 @@ static cudaError_t shared_copy(void *dst, const void *src, size_t bytes, enum cu
     if (err != cudaSuccess) {
         return err;
     }
-    double began = seconds_now();
+    double began = kit_host_ms();
     switch (kind) {
     case cudaMemcpyHostToDevice:
         err = (cudaError_t)kit_shared_to_device(to, src, bytes);
@@ -793,7 +784,7 @@ static cudaError_t shared_copy(void *dst, const void *src, size_t bytes, enum cu
     default:
         err = (cudaError_t)kit_shared_on_device(to, from, bytes);
     }
-    spent.copies += seconds_now() - began;
+    spent.copies += kit_host_ms() - began;
     return err;
 }
 
