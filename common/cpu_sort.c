@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "keyflip.h"
+#include "parallel.h"
 
 /* ---- merge sort ------------------------------------------------------------------------ */
 
@@ -93,13 +94,58 @@ int kit_cpu_merge_sort_pairs_u32(uint32_t *keys, uint32_t *values, size_t n)
 
 typedef enum { LAST_PASS_UNSIGNED, LAST_PASS_SIGNED, LAST_PASS_FLOAT } last_pass_kind;
 
-/* One counting-sort pass on byte `shift/8`. For the last pass of signed and float keys the
- * buckets are visited in a different order (negatives first); for floats the negative
- * buckets are also filled back to front, reversing their order. */
-static void radix_pass(const uint32_t *src, uint32_t *dst, size_t n, const size_t count[256],
-                       unsigned shift, last_pass_kind kind)
+/* The radix sort cuts the keys into shares of consecutive keys (parallel.h), each counted
+ * and scattered by a thread of its own; below KIT_PARALLEL_MIN_ITEMS there is one share. A
+ * pass stays stable: share s's keys of a bucket go after those of shares 0 .. s-1. */
+typedef struct {
+    size_t from, to;      /* the share: keys [from, to) of src */
+    const uint32_t *src;  /* one pass: its source and target */
+    uint32_t *dst;
+    unsigned shift;
+    int back_to_front;    /* the float pass: negative buckets filled back to front */
+    size_t count[256];    /* the share's histogram of the pass's byte */
+    size_t start[256], end[256]; /* where the share's next key of each bucket goes */
+} radix_share;
+
+static void count_share(void *arg)
 {
-    size_t start[256], end[256];
+    radix_share *s = arg;
+    memset(s->count, 0, sizeof s->count);
+    for (size_t i = s->from; i < s->to; i++) {
+        s->count[(s->src[i] >> s->shift) & 0xFF]++;
+    }
+}
+
+static void scatter_share(void *arg)
+{
+    radix_share *s = arg;
+    const uint32_t *src = s->src;
+    uint32_t *dst = s->dst;
+    unsigned shift = s->shift;
+    if (!s->back_to_front) { /* one loop without a test per key: 1.7x faster */
+        for (size_t i = s->from; i < s->to; i++) {
+            uint32_t key = src[i];
+            dst[s->start[(key >> shift) & 0xFF]++] = key;
+        }
+        return;
+    }
+    for (size_t i = s->from; i < s->to; i++) {
+        uint32_t key = src[i];
+        unsigned bucket = (key >> shift) & 0xFF;
+        if (bucket >= 128) {
+            dst[--s->end[bucket]] = key; /* negative floats: back to front */
+        } else {
+            dst[s->start[bucket]++] = key;
+        }
+    }
+}
+
+/* Where each share's keys go in the counting-sort pass. For the last pass of
+ * signed and float keys the buckets are visited in a different order (negatives first); for
+ * floats the negative buckets are also filled back to front, reversing their order, so there
+ * the first share's keys take the bucket's last places. */
+static void place_shares(radix_share *shares, size_t count, last_pass_kind kind)
+{
     size_t offset = 0;
     for (int step = 0; step < 256; step++) {
         int bucket;
@@ -110,24 +156,13 @@ static void radix_pass(const uint32_t *src, uint32_t *dst, size_t n, const size_
         } else {
             bucket = step < 128 ? 255 - step : step - 128; /* 0xFF..0x80, then 0x00..0x7F */
         }
-        start[bucket] = offset;
-        offset += count[bucket];
-        end[bucket] = offset;
-    }
-    if (kind != LAST_PASS_FLOAT) { /* one loop without a test per key: 1.7x faster */
-        for (size_t i = 0; i < n; i++) {
-            uint32_t key = src[i];
-            dst[start[(key >> shift) & 0xFF]++] = key;
+        size_t bucket_start = offset;
+        for (size_t s = 0; s < count; s++) {
+            shares[s].start[bucket] = offset;
+            offset += shares[s].count[bucket];
         }
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t key = src[i];
-        unsigned bucket = (key >> shift) & 0xFF;
-        if (bucket >= 128) {
-            dst[--end[bucket]] = key; /* negative floats: back to front */
-        } else {
-            dst[start[bucket]++] = key;
+        for (size_t s = 0; kind == LAST_PASS_FLOAT && s < count; s++) {
+            shares[s].end[bucket] = offset - (shares[s].start[bucket] - bucket_start);
         }
     }
 }
@@ -164,27 +199,50 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
         return 0;
     }
     uint32_t *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) {
+    size_t count = kit_parallel_shares(n);
+    radix_share *shares = malloc(count * sizeof *shares);
+    if (!tmp || !shares) {
+        free(tmp);
+        free(shares);
         return -1;
     }
-    /* All four byte histograms in one read of the data. */
-    size_t count[4][256];
-    memset(count, 0, sizeof count);
-    for (size_t i = 0; i < n; i++) {
+    /* One share: all four byte histograms in one read of the data. */
+    size_t whole[4][256] = {{0}};
+    for (size_t i = 0; count == 1 && i < n; i++) {
         for (int b = 0; b < 4; b++) {
-            count[b][(keys[i] >> (8 * b)) & 0xFF]++;
+            whole[b][(keys[i] >> (8 * b)) & 0xFF]++;
         }
     }
     uint32_t *src = keys, *dst = tmp;
-    for (int b = 0; b < 4; b++) {
-        int constant = count[b][(keys[0] >> (8 * b)) & 0xFF] == n;
+    for (unsigned b = 0; b < 4; b++) {
+        last_pass_kind kind = b == 3 ? last : LAST_PASS_UNSIGNED;
+        for (size_t s = 0; s < count; s++) {
+            shares[s].from = kit_share_begin(n, s, count);
+            shares[s].to = kit_share_begin(n, s + 1, count);
+            shares[s].src = src;
+            shares[s].dst = dst;
+            shares[s].shift = 8 * b;
+            shares[s].back_to_front = kind == LAST_PASS_FLOAT;
+        }
+        /* Several shares: each pass counts its byte in the keys as the last pass left them,
+         * so that a share's histogram is of its own keys. */
+        if (count == 1) {
+            memcpy(shares[0].count, whole[b], sizeof whole[b]);
+        } else {
+            kit_parallel_run(count_share, shares, sizeof *shares, count);
+        }
+        size_t same = 0, bucket = (src[0] >> (8 * b)) & 0xFF;
+        for (size_t s = 0; s < count; s++) {
+            same += shares[s].count[bucket];
+        }
         /* A constant byte leaves the order as it is, even for the signed and float passes,
          * except a float pass over negatives, which must still reverse them. */
-        int must_reverse = b == 3 && last == LAST_PASS_FLOAT && (keys[0] & 0x80000000u);
-        if (constant && !must_reverse) {
+        int must_reverse = b == 3 && last == LAST_PASS_FLOAT && (src[0] & 0x80000000u);
+        if (same == n && !must_reverse) {
             continue;
         }
-        radix_pass(src, dst, n, count[b], 8 * b, b == 3 ? last : LAST_PASS_UNSIGNED);
+        place_shares(shares, count, kind);
+        kit_parallel_run(scatter_share, shares, sizeof *shares, count);
         uint32_t *t = src;
         src = dst;
         dst = t;
@@ -193,6 +251,7 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
         memcpy(keys, src, n * sizeof *keys);
     }
     free(tmp);
+    free(shares);
     return 0;
 }
 

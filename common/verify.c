@@ -11,6 +11,7 @@
 
 #include "cpu_sort.h"
 #include "keyflip.h"
+#include "parallel.h"
 
 /* Every key type is checked in its ordered bits (keyflip.h); `show` prints a key of the
  * type from its ordered bits, so messages show the keys as the user knows them. */
@@ -174,12 +175,103 @@ static kit_verdict sorted_snapshot_check(const void *snapshot, const void *outpu
     return v;
 }
 
+/* ---- the common case, share by share -------------------------------------------------- */
+
+/* A correct output of many keys is checked by a few threads, a share of consecutive indices
+ * each (parallel.h): a share only says whether all is well in it. When a share finds anything
+ * wrong, the checks above run again over the whole output, one thread, to name the first
+ * failure, so that the verdict is always theirs. */
+typedef struct {
+    const uint32_t *snapshot, *out, *values; /* values: NULL for keys alone */
+    size_t n, from, to;
+    uint64_t secret;
+    int descending, stable, any_order; /* any_order: pairs whose keys need not be sorted */
+    uint32_t (*to_ordered)(uint32_t);
+    int well;      /* nothing wrong seen in this share */
+    uint64_t sum;  /* the share's part of what must add up to 0 over all shares */
+} check_share;
+
+/* Indices [from, to): each key in order after the one before it (the key before `from`
+ * included), and its part of the difference of the two fingerprints. */
+static void words_share(void *arg)
+{
+    check_share *c = arg;
+    c->well = 1;
+    for (size_t i = c->from ? c->from : 1; i < c->to; i++) {
+        uint32_t left = c->to_ordered ? c->to_ordered(c->out[i - 1]) : c->out[i - 1];
+        uint32_t right = c->to_ordered ? c->to_ordered(c->out[i]) : c->out[i];
+        if (c->descending ? left < right : left > right) {
+            c->well = 0;
+            return;
+        }
+    }
+    c->sum = kit_multiset_fingerprint(c->out + c->from, c->to - c->from, c->secret) -
+             kit_multiset_fingerprint(c->snapshot + c->from, c->to - c->from, c->secret);
+}
+
+/* Indices [from, to) of key/value pairs: keys in order (unless any_order), each value below n and carrying its
+ * own key, equal keys' values rising where stability is asked; and the share's part of the
+ * fingerprint of the values less that of 0 .. n-1, so that the values are a permutation of
+ * 0 .. n-1 when the parts add up to 0 (the same keyed fingerprint as the keys'). */
+static void pairs_share(void *arg)
+{
+    check_share *c = arg;
+    const uint32_t *snapshot = c->snapshot, *out = c->out, *values = c->values;
+    uint64_t secret = c->secret, sum = 0;
+    c->well = 0;
+    for (size_t i = c->from; i < c->to; i++) {
+        uint32_t value = values[i];
+        if (value >= c->n || snapshot[value] != out[i]) {
+            return;
+        }
+        if (i > 0 && !c->any_order && ((c->descending ? out[i - 1] < out[i] : out[i - 1] > out[i]) ||
+                      (c->stable && out[i - 1] == out[i] && values[i - 1] > value))) {
+            return;
+        }
+    }
+    /* A loop of its own: beside the gather above, it kept fewer of the gather's cache misses
+     * in flight (2.5x slower on 2^24 pairs). */
+    for (size_t i = c->from; i < c->to; i++) {
+        sum += mix64(secret + values[i]) - mix64(secret + i);
+    }
+    c->sum = sum;
+    c->well = 1;
+}
+
+/* Whether all is well in every share of `work` over n indices, with parts adding up to 0. */
+static int all_well(check_share proto, void (*work)(void *))
+{
+    check_share shares[KIT_PARALLEL_MAX];
+    size_t count = kit_parallel_shares(proto.n);
+    for (size_t s = 0; s < count; s++) {
+        shares[s] = proto;
+        shares[s].from = kit_share_begin(proto.n, s, count);
+        shares[s].to = kit_share_begin(proto.n, s + 1, count);
+        shares[s].sum = 0;
+    }
+    kit_parallel_run(work, shares, sizeof shares[0], count);
+    uint64_t sum = 0;
+    for (size_t s = 0; s < count; s++) {
+        if (!shares[s].well) {
+            return 0;
+        }
+        sum += shares[s].sum;
+    }
+    return sum == 0;
+}
+
 /* Order, then the multiset: its fingerprint first; the snapshot is sorted (for the message
  * that names the first wrong key) only when the fingerprints differ. The verdict is the one a
  * sort of every snapshot gives. */
 static kit_verdict verify_words(const void *snapshot, const void *output, size_t n, int flags,
                                 uint32_t (*to_ordered)(uint32_t), show_fn show)
 {
+    check_share proto = {.snapshot = snapshot, .out = output, .n = n,
+                         .secret = process_secret(),
+                         .descending = flags & KIT_VERIFY_DESCENDING, .to_ordered = to_ordered};
+    if (all_well(proto, words_share)) {
+        return verdict(KIT_VERIFY_OK, 0);
+    }
     kit_verdict order = check_order(output, n, flags & KIT_VERIFY_DESCENDING, to_ordered, show);
     if (order.status != KIT_VERIFY_OK) {
         return order;
@@ -256,6 +348,13 @@ static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *o
 kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                  const uint32_t *out_values, size_t n, int flags)
 {
+    check_share proto = {.snapshot = snapshot_keys, .out = out_keys, .values = out_values,
+                         .n = n, .secret = process_secret(),
+                         .descending = flags & KIT_VERIFY_DESCENDING,
+                         .stable = flags & KIT_VERIFY_STABLE};
+    if (all_well(proto, pairs_share)) {
+        return verdict(KIT_VERIFY_OK, 0);
+    }
     kit_verdict v = check_order(out_keys, n, flags & KIT_VERIFY_DESCENDING, NULL, show_u32);
     if (v.status != KIT_VERIFY_OK) {
         return v;
@@ -266,4 +365,15 @@ kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *
     }
     kit_verdict keys = kit_verify_u32(snapshot_keys, out_keys, n, flags);
     return keys.status != KIT_VERIFY_OK ? keys : v;
+}
+
+kit_verdict kit_verify_attached_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
+                                    const uint32_t *out_values, size_t n)
+{
+    check_share proto = {.snapshot = snapshot_keys, .out = out_keys, .values = out_values,
+                         .n = n, .secret = process_secret(), .any_order = 1};
+    if (all_well(proto, pairs_share)) {
+        return verdict(KIT_VERIFY_OK, 0);
+    }
+    return check_values(snapshot_keys, out_keys, out_values, n, 0);
 }

@@ -75,6 +75,15 @@ kit_verdict kit_verify_f32(const float *snapshot, const float *output, size_t n,
 kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                  const uint32_t *out_values, size_t n, int flags);
 
+/**
+ * Key/value pairs in any order (a step of a sort, not yet sorted): the values are a
+ * permutation of 0..n-1 and each carries its own key, snapshot_keys[value]. A failure is
+ * ::KIT_VERIFY_DETACHED at the first index where a value is out of range, seen twice, or found
+ * with another key than its own.
+ */
+kit_verdict kit_verify_attached_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
+                                    const uint32_t *out_values, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -300,31 +300,12 @@ int kit_check_pairs_segment(const char *what, const char *segment, const kit_pai
 
 int kit_check_pairs_attached(const char *what, const kit_pairs *p)
 {
-    unsigned char *seen = calloc(p->n ? p->n : 1, 1);
-    int ok = 1;
-    if (!seen) {
-        KIT_FAIL("test setup: out of host memory for n = %zu", p->n);
-        return 0;
+    kit_verdict v = kit_verify_attached_u32(p->in_keys, p->out_keys, p->out_values, p->n);
+    if (v.status == KIT_VERIFY_OK) {
+        return 1;
     }
-    for (size_t i = 0; i < p->n && ok; i++) {
-        unsigned int value = p->out_values[i];
-        if (value >= p->n || seen[value]) {
-            KIT_FAIL("%s: bad value at index %zu: value %u is %s (values must be a permutation "
-                     "of 0..n-1)",
-                     what, i, value, value >= p->n ? "out of range" : "there twice");
-            ok = 0;
-        } else if (p->in_keys[value] != p->out_keys[i]) {
-            KIT_FAIL("%s: value detached at index %zu: value %u belongs to key %u, found with "
-                     "key %u",
-                     what, i, value, p->in_keys[value], p->out_keys[i]);
-            ok = 0;
-        }
-        if (ok) {
-            seen[value] = 1;
-        }
-    }
-    free(seen);
-    return ok;
+    KIT_FAIL("%s: %s", what, v.message);
+    return 0;
 }
 
 kit_dist kit_large_dist(unsigned set, unsigned k)

@@ -14,6 +14,7 @@
 #include "keyflip.h"
 #include "keyflip_device.h"
 #include "kit_tiles.h"
+#include "parallel.h"
 #include "runner.h"
 #include "timer.h"
 #include "verify.h"
@@ -289,6 +290,58 @@ static void test_radix_constant_bytes_and_all_negative(void)
     CU_ASSERT(memcmp(ints, ints_sorted, sizeof ints) == 0);
 }
 
+/* Above KIT_PARALLEL_MIN_ITEMS the radix sort cuts the keys into shares, one thread each (on
+ * a machine of several CPUs): its passes must still be stable and put every share's keys in
+ * their bucket's places, the float pass's reversed negatives included. n is no multiple of
+ * the share count, so the shares differ in size. */
+static void test_radix_sort_in_shares(void)
+{
+    size_t n = 3 * KIT_PARALLEL_MIN_ITEMS + 12345;
+    uint32_t *a = alloc_u32(n), *b = alloc_u32(n);
+    const kit_dist dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_EXTREMES,
+                              KIT_DIST_ORGAN_PIPE};
+    for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+        kit_generate_u32(a, n, dists[d], 31);
+        memcpy(b, a, n * sizeof *a);
+        kit_cpu_merge_sort_u32(a, n);
+        CU_ASSERT_EQUAL(kit_cpu_radix_sort_u32(b, n), 0);
+        if (memcmp(a, b, n * sizeof *a) != 0) {
+            KIT_FAIL("u32 n=%zu dist=%s in %zu shares: merge and radix sort disagree", n,
+                     kit_dist_name(dists[d]), kit_parallel_shares(n));
+        }
+        kit_generate_i32((int32_t *)a, n, dists[d], 32);
+        memcpy(b, a, n * sizeof *a);
+        kit_cpu_merge_sort_i32((int32_t *)a, n);
+        kit_cpu_radix_sort_i32((int32_t *)b, n);
+        if (memcmp(a, b, n * sizeof *a) != 0) {
+            KIT_FAIL("i32 n=%zu dist=%s: merge and radix sort disagree", n,
+                     kit_dist_name(dists[d]));
+        }
+        kit_generate_f32((float *)a, n, dists[d], 33);
+        for (size_t i = 0; d == 0 && i < n; i += 3) { /* a third negative */
+            ((float *)a)[i] = -((float *)a)[i];
+        }
+        memcpy(b, a, n * sizeof *a);
+        kit_cpu_merge_sort_f32((float *)a, n);
+        kit_cpu_radix_sort_f32((float *)b, n);
+        if (memcmp(a, b, n * sizeof *a) != 0) {
+            KIT_FAIL("f32 n=%zu dist=%s: merge and radix sort disagree", n,
+                     kit_dist_name(dists[d]));
+        }
+    }
+    /* Negative floats of one top byte: the last pass is still made, to reverse them. */
+    float *f = (float *)a;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = -1.0f - (float)((i * 7919) % 100000) / 200000.0f;
+    }
+    memcpy(b, a, n * sizeof *a);
+    kit_cpu_merge_sort_f32(f, n);
+    kit_cpu_radix_sort_f32((float *)b, n);
+    CU_ASSERT(memcmp(a, b, n * sizeof *a) == 0);
+    free(a);
+    free(b);
+}
+
 static void test_merge_sort_pairs_is_stable(void)
 {
     size_t n = 5000;
@@ -504,6 +557,88 @@ static void test_verifier_fast_path_keeps_the_verdicts(void)
     expect_verdict(kit_verify_f32(fin, fbad, 3, 0), KIT_VERIFY_MULTISET, 2, "float, changed");
 }
 
+/* Above KIT_PARALLEL_MIN_ITEMS the verifier checks a correct output in shares, one thread
+ * each; any fault sends it back to the one-thread checks, so every verdict must be theirs: a
+ * fault planted on each side of a share boundary, or in a pair that straddles it, is named at
+ * its own index. */
+static void test_verifier_in_shares(void)
+{
+    size_t n = 4 * KIT_PARALLEL_MIN_ITEMS + 7;
+    uint32_t *in = alloc_u32(n), *out = alloc_u32(n), *vals = alloc_u32(n);
+    kit_generate_pairs_u32(in, vals, n, KIT_DIST_FEW_UNIQUE, 41);
+    memcpy(out, in, n * sizeof *in);
+    kit_cpu_merge_sort_pairs_u32(out, vals, n);
+    expect_verdict(kit_verify_pairs_u32(in, out, vals, n, KIT_VERIFY_STABLE), KIT_VERIFY_OK, 0,
+                   "large, correct");
+    expect_verdict(kit_verify_u32(in, out, n, 0), KIT_VERIFY_OK, 0, "large keys, correct");
+    size_t shares = kit_parallel_shares(n);
+    size_t edge = kit_share_begin(n, shares > 1 ? 1 : 0, shares > 1 ? shares : 2);
+    /* Where the order breaks: keys distinct from their neighbours' around the edge. */
+    size_t spots[] = {edge - 1, edge, n / 2 + 3};
+    for (size_t k = 0; k < sizeof spots / sizeof spots[0]; k++) {
+        size_t i = spots[k];
+        uint32_t saved = out[i];
+        out[i] = out[i + 1] + 1; /* bigger than the next key: an inversion at i */
+        if (out[i] > out[i + 1]) {
+            expect_verdict(kit_verify_u32(in, out, n, 0), KIT_VERIFY_ORDER, i, "large inversion");
+            expect_verdict(kit_verify_pairs_u32(in, out, vals, n, 0), KIT_VERIFY_ORDER, i,
+                           "large pairs inversion");
+        }
+        out[i] = saved;
+        /* A value swapped with its neighbour's: detached where the keys differ, unstable
+         * where they are equal (few unique keys: mostly equal). */
+        uint32_t v = vals[i];
+        vals[i] = vals[i + 1];
+        vals[i + 1] = v;
+        expect_verdict(kit_verify_pairs_u32(in, out, vals, n, KIT_VERIFY_STABLE),
+                       out[i] == out[i + 1] ? KIT_VERIFY_UNSTABLE : KIT_VERIFY_DETACHED, i,
+                       "large swapped values");
+        vals[i + 1] = vals[i];
+        vals[i] = v;
+        vals[i] = vals[i + 1]; /* a duplicated value, found at its second place */
+        expect_verdict(kit_verify_pairs_u32(in, out, vals, n, 0), KIT_VERIFY_DETACHED,
+                       out[i] == out[i + 1] ? i + 1 : i, "large duplicated value");
+        vals[i] = (uint32_t)n; /* out of range */
+        expect_verdict(kit_verify_pairs_u32(in, out, vals, n, 0), KIT_VERIFY_DETACHED, i,
+                       "large value out of range");
+        vals[i] = v;
+    }
+    /* A key lost (its neighbour's copy in its place keeps the order): the multiset. */
+    size_t lost = edge;
+    while (lost + 1 < n && out[lost] == out[lost - 1]) {
+        lost++;
+    }
+    uint32_t saved = out[lost];
+    out[lost] = out[lost - 1];
+    expect_verdict(kit_verify_u32(in, out, n, 0), KIT_VERIFY_MULTISET, lost, "large lost key");
+    out[lost] = saved;
+    expect_verdict(kit_verify_pairs_u32(in, out, vals, n, KIT_VERIFY_STABLE), KIT_VERIFY_OK, 0,
+                   "large, correct again");
+    /* Pairs in any order (a step of a sort): the input itself, then a value moved to another
+     * key across the share edge, then one seen twice. */
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = (uint32_t)i;
+    }
+    expect_verdict(kit_verify_attached_u32(in, in, vals, n), KIT_VERIFY_OK, 0,
+                   "large unsorted pairs, attached");
+    size_t other = edge + 1;
+    while (other + 1 < n && in[other] == in[edge - 1]) {
+        other++;
+    }
+    vals[edge - 1] = (uint32_t)other;
+    vals[other] = (uint32_t)(edge - 1);
+    expect_verdict(kit_verify_attached_u32(in, in, vals, n), KIT_VERIFY_DETACHED, edge - 1,
+                   "large unsorted pairs, values exchanged");
+    vals[edge - 1] = (uint32_t)(edge - 1);
+    vals[other] = (uint32_t)other;
+    vals[edge] = (uint32_t)(edge - 1);
+    expect_verdict(kit_verify_attached_u32(in, in, vals, n), KIT_VERIFY_DETACHED, edge,
+                   "large unsorted pairs, a value twice (or with another key)");
+    free(in);
+    free(out);
+    free(vals);
+}
+
 /* ---- timers ------------------------------------------------------------------------------- */
 
 static void test_median_and_clock(void)
@@ -684,6 +819,7 @@ void kit_register_suites(void)
     kit_add_test(s, "float_total_order", test_float_total_order);
     kit_add_test(s, "radix_special_passes", test_radix_constant_bytes_and_all_negative);
     kit_add_test(s, "merge_pairs_stable", test_merge_sort_pairs_is_stable);
+    kit_add_test(s, "radix_in_shares", test_radix_sort_in_shares);
     s = kit_add_suite("kit_tiles", 0);
     kit_add_test(s, "num_tiles_and_tile_keys", test_tile_counts);
     s = kit_add_suite("keyflip", 0);
@@ -692,6 +828,7 @@ void kit_register_suites(void)
     kit_add_test(s, "planted_errors", test_verifier_catches_planted_errors);
     kit_add_test(s, "stability_and_direction", test_verifier_catches_instability_and_direction);
     kit_add_test(s, "fast_path_verdicts", test_verifier_fast_path_keeps_the_verdicts);
+    kit_add_test(s, "verdicts_in_shares", test_verifier_in_shares);
     s = kit_add_suite("bench_csv", 0);
     kit_add_test(s, "rows", test_bench_csv_rows);
     kit_add_test(s, "open_appends_or_refuses", test_bench_csv_open);
