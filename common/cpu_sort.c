@@ -98,12 +98,12 @@ typedef enum { LAST_PASS_UNSIGNED, LAST_PASS_SIGNED, LAST_PASS_FLOAT } last_pass
  * and scattered by a thread of its own; below KIT_PARALLEL_MIN_ITEMS there is one share. A
  * pass stays stable: share s's keys of a bucket go after those of shares 0 .. s-1. */
 typedef struct {
-    size_t from, to;      /* the share: keys [from, to) of src */
-    const uint32_t *src;  /* one pass: its source and target */
+    size_t from, to;     /* the share: keys [from, to) of src */
+    const uint32_t *src; /* one pass: its source and target */
     uint32_t *dst;
     unsigned shift;
-    int back_to_front;    /* the float pass: negative buckets filled back to front */
-    size_t count[256];    /* the share's histogram of the pass's byte */
+    int back_to_front;           /* the float pass: negative buckets filled back to front */
+    size_t count[256];           /* the share's histogram of the pass's byte */
     size_t start[256], end[256]; /* where the share's next key of each bucket goes */
 } radix_share;
 

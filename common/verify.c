@@ -187,8 +187,8 @@ typedef struct {
     uint64_t secret;
     int descending, stable, any_order; /* any_order: pairs whose keys need not be sorted */
     uint32_t (*to_ordered)(uint32_t);
-    int well;      /* nothing wrong seen in this share */
-    uint64_t sum;  /* the share's part of what must add up to 0 over all shares */
+    int well;     /* nothing wrong seen in this share */
+    uint64_t sum; /* the share's part of what must add up to 0 over all shares */
 } check_share;
 
 /* Indices [from, to): each key in order after the one before it (the key before `from`
@@ -209,10 +209,11 @@ static void words_share(void *arg)
              kit_multiset_fingerprint(c->snapshot + c->from, c->to - c->from, c->secret);
 }
 
-/* Indices [from, to) of key/value pairs: keys in order (unless any_order), each value below n and carrying its
- * own key, equal keys' values rising where stability is asked; and the share's part of the
- * fingerprint of the values less that of 0 .. n-1, so that the values are a permutation of
- * 0 .. n-1 when the parts add up to 0 (the same keyed fingerprint as the keys'). */
+/* Indices [from, to) of key/value pairs: keys in order (unless any_order), each value below n
+ * and carrying its own key, equal keys' values rising where stability is asked; and the share's
+ * part of the fingerprint of the values less that of 0 .. n-1, so that the values are a
+ * permutation of 0 .. n-1 when the parts add up to 0 (the same keyed fingerprint as the
+ * keys'). */
 static void pairs_share(void *arg)
 {
     check_share *c = arg;
@@ -224,8 +225,9 @@ static void pairs_share(void *arg)
         if (value >= c->n || snapshot[value] != out[i]) {
             return;
         }
-        if (i > 0 && !c->any_order && ((c->descending ? out[i - 1] < out[i] : out[i - 1] > out[i]) ||
-                      (c->stable && out[i - 1] == out[i] && values[i - 1] > value))) {
+        if (i > 0 && !c->any_order &&
+            ((c->descending ? out[i - 1] < out[i] : out[i - 1] > out[i]) ||
+             (c->stable && out[i - 1] == out[i] && values[i - 1] > value))) {
             return;
         }
     }
@@ -266,9 +268,12 @@ static int all_well(check_share proto, void (*work)(void *))
 static kit_verdict verify_words(const void *snapshot, const void *output, size_t n, int flags,
                                 uint32_t (*to_ordered)(uint32_t), show_fn show)
 {
-    check_share proto = {.snapshot = snapshot, .out = output, .n = n,
+    check_share proto = {.snapshot = snapshot,
+                         .out = output,
+                         .n = n,
                          .secret = process_secret(),
-                         .descending = flags & KIT_VERIFY_DESCENDING, .to_ordered = to_ordered};
+                         .descending = flags & KIT_VERIFY_DESCENDING,
+                         .to_ordered = to_ordered};
     if (all_well(proto, words_share)) {
         return verdict(KIT_VERIFY_OK, 0);
     }
@@ -348,8 +353,11 @@ static kit_verdict check_values(const uint32_t *snapshot_keys, const uint32_t *o
 kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                  const uint32_t *out_values, size_t n, int flags)
 {
-    check_share proto = {.snapshot = snapshot_keys, .out = out_keys, .values = out_values,
-                         .n = n, .secret = process_secret(),
+    check_share proto = {.snapshot = snapshot_keys,
+                         .out = out_keys,
+                         .values = out_values,
+                         .n = n,
+                         .secret = process_secret(),
                          .descending = flags & KIT_VERIFY_DESCENDING,
                          .stable = flags & KIT_VERIFY_STABLE};
     if (all_well(proto, pairs_share)) {
@@ -370,8 +378,12 @@ kit_verdict kit_verify_pairs_u32(const uint32_t *snapshot_keys, const uint32_t *
 kit_verdict kit_verify_attached_u32(const uint32_t *snapshot_keys, const uint32_t *out_keys,
                                     const uint32_t *out_values, size_t n)
 {
-    check_share proto = {.snapshot = snapshot_keys, .out = out_keys, .values = out_values,
-                         .n = n, .secret = process_secret(), .any_order = 1};
+    check_share proto = {.snapshot = snapshot_keys,
+                         .out = out_keys,
+                         .values = out_values,
+                         .n = n,
+                         .secret = process_secret(),
+                         .any_order = 1};
     if (all_well(proto, pairs_share)) {
         return verdict(KIT_VERIFY_OK, 0);
     }

@@ -494,6 +494,7 @@ class SubmissionGrader:
             if not step.ok:
                 self._stop(result, COMPILE_ERROR, step.message)
                 return
+        compiled = time.monotonic()
         try:
             findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
         except forbidden.CheckFailed as err:
@@ -505,7 +506,7 @@ class SubmissionGrader:
             (logs / "forbidden.log").write_text(message + "\n")
             self._stop(result, FORBIDDEN, message)
             return
-        executor = work / "executor"
+        executor, checked = work / "executor", time.monotonic()
         step = build.link_executor(tc, iso, lab, obj, executor)
         with open(logs / "build.log", "a") as log:
             log.write(f"\n$ {' '.join(step.command)}\n{step.output}")
@@ -516,7 +517,10 @@ class SubmissionGrader:
         # (bound so), and the verdict binaries are the kit's.
         os.chmod(executor, 0o555)
 
-        timing.append(f"compile, check and link: {time.monotonic() - started:.1f} s")
+        now = time.monotonic()
+        timing.append(f"compile, check and link: {now - started:.1f} s (compile "
+                      f"{compiled - started:.1f}, check {checked - compiled:.1f}, link "
+                      f"{now - checked:.1f})")
         state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
 
     def _compile_with_bonus(self, lab, result, student_copy, obj, logs):
