@@ -223,12 +223,21 @@ class GradingContext:
         return total
 
     def batched(self, lab, test):
-        """Whether a test may share its process and executor with others of its suite: not
-        the long ones (they balance the pool better alone, and their buffers live in the
-        verdict process, grader._test_env). Whether its CPU time is judged plays no part, so
-        that the student's process cannot tell a judged test by how it runs (a test of a
-        batch has its own CPU time, measured from where the one before it ended)."""
-        return self.options.batch_tests and not runs_alone(test)
+        """Whether a test may share its process and executor with others of its suite."""
+        return self.batch_group(lab, test) is not None
+
+    def batch_group(self, lab, test):
+        """Which of its suite's batches a test runs in: "short" (the many short tests, their
+        buffers in the executor), "large" (the large tests, their buffers in the verdict
+        process, grader._test_env: one process and one pair of CUDA contexts for them all,
+        where a process each spent a third of their time starting executors and contexts), or
+        None: a job of its own (a medium sweep: in a batch it made the pool's longest job).
+        Whether its CPU time is judged plays no part, so that the student's process cannot
+        tell a judged test by how it runs (a test of a batch has its own CPU time, measured
+        from where the one before it ended)."""
+        if not self.options.batch_tests or is_medium(test):
+            return None
+        return "large" if is_large(test) else "short"
 
     def include_roots(self, lab):
         """Where a compile's headers may come from, as the sandbox names them."""
@@ -273,11 +282,10 @@ def is_large(test):
     return "large" in test.name
 
 
-def runs_alone(test):
-    """Whether a test is a job of the pool on its own, never in a batch: the large tests,
-    and the sweeps named "medium_..." (up to 2^22 keys in every distribution, 7-8 s of a
-    suite's 15 s batch on an H100: alone, they run beside the rest of their suite)."""
-    return is_large(test) or "medium" in test.name
+def is_medium(test):
+    """The sweeps named "medium_..." (up to 2^22 keys in every distribution, 7-8 s of a suite's
+    15 s batch on an H100): jobs of their own, beside the rest of their suite."""
+    return "medium" in test.name
 
 
 class SubmissionGrader:
@@ -577,9 +585,10 @@ class SubmissionGrader:
 
     def _run_tests(self, states, only=None):
         """Every test of every lab that built (with only: those it accepts), in one pool of
-        test_jobs at a time. A suite's short tests run as one batch (_run_batch). The long jobs
-        (tests a lab names "large_...", and batches) start first, so the short ones fill the
-        gaps beside them instead of leaving one long job running alone at the end."""
+        test_jobs at a time. A suite's short tests run as one batch, and its large tests as
+        another (_run_batch, batch_group). The long jobs (batches, and tests a lab names
+        "large_..." or "medium_...") start first, so the short ones fill the gaps beside them
+        instead of leaving one long job running alone at the end."""
         opts = self.ctx.options
         built = [state for state in states if state.executor]
         jobs = []
@@ -587,12 +596,18 @@ class SubmissionGrader:
             for suite in state.result.suites.values():
                 wanted = [i for i, run in enumerate(suite.runs)
                           if only is None or only(run.test)]
-                batch = [i for i in wanted if self.ctx.batched(state.lab, suite.runs[i].test)]
-                batch = batch if len(batch) > 1 else []
-                jobs += [(state, suite, [i]) for i in wanted if i not in batch]
-                jobs += [(state, suite, batch)] if batch else []
-        # The long jobs first: large and medium tests, and batches (many short tests in a row).
-        jobs.sort(key=lambda job: len(job[2]) == 1 and not runs_alone(job[1].runs[job[2][0]].test))
+                groups = {}
+                for i in wanted:
+                    group = self.ctx.batch_group(state.lab, suite.runs[i].test)
+                    groups.setdefault(group, []).append(i)
+                for group, indices in groups.items():
+                    if group is None or len(indices) == 1:
+                        jobs += [(state, suite, [i]) for i in indices]
+                    else:
+                        jobs.append((state, suite, indices))
+        # The long jobs first: batches of large tests, then other batches (many short tests in
+        # a row) and large or medium tests alone, then the short tests alone.
+        jobs.sort(key=self._job_rank)
         started = time.monotonic()
         self._schedule = []  # (start, end, job) of each job: logs/pool.log
         with ThreadPoolExecutor(max_workers=max(1, self.test_jobs)) as pool:
@@ -608,6 +623,16 @@ class SubmissionGrader:
             state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
                                 f"labs' ({len(jobs)} jobs in all, {self.test_jobs} at a time): "
                                 f"{elapsed:.1f} s")
+
+    @staticmethod
+    def _job_rank(job):
+        """0 for a batch of large tests, 1 for other batches and the large and medium tests
+        alone, 2 for a short test alone: the pool starts the long jobs first."""
+        _, suite, indices = job
+        first = suite.runs[indices[0]].test
+        if len(indices) > 1:
+            return 0 if is_large(first) else 1
+        return 1 if is_large(first) or is_medium(first) else 2
 
     def _write_schedule(self, started, elapsed):
         """logs/pool.log: when each job of the test pool started and ended, longest first, so
@@ -695,7 +720,8 @@ class SubmissionGrader:
                 runs.update((test.id, self._run_one(lab, executor, test, work, logs))
                             for test in pending)
                 break
-            batch_log = logs / f"batch.{log_name(pending[0].suite)[:-4]}.{number}.log"
+            group = "large." if is_large(pending[0]) else ""
+            batch_log = logs / f"batch.{log_name(pending[0].suite)[:-4]}.{group}{number}.log"
             names = " ".join(f"-t {test.id}" for test in pending)
             batch_log.write_text(f"$ {verdict_binary(lab).name} {names}   (limit {limit:g} s "
                                  f"per test)\n{process.elapsed:.2f} s, exit code "

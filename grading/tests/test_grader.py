@@ -1132,15 +1132,16 @@ class RubricFiles(unittest.TestCase):
         for name in ("large_2_24", "large_2_22", "small_judged", "small_sizes", "medium_sizes"):
             env = SubmissionGrader._test_env(grader, lab, test(f"1.1/{name}"))
             ways[name] = (env.get("KIT_DATA_PLANE"),
-                          GradingContext.batched(context, lab, test(f"1.1/{name}")))
+                          GradingContext.batch_group(context, lab, test(f"1.1/{name}")))
             self.assertEqual(env["PATH"], "/bin")
-        self.assertEqual(ways["large_2_24"], (None, False))  # the verdict holds its buffers
+        # The large tests share a batch of their own; the verdict holds their buffers.
+        self.assertEqual(ways["large_2_24"], (None, "large"))
         self.assertEqual(ways["large_2_24"], ways["large_2_22"])  # judged or not
-        self.assertEqual(ways["small_judged"], ("executor", True))
+        self.assertEqual(ways["small_judged"], ("executor", "short"))
         self.assertEqual(ways["small_judged"], ways["small_sizes"])
         # A medium sweep is a job of its own (it would make its suite's batch the longest
         # job), its buffers in the executor like any test that is not large.
-        self.assertEqual(ways["medium_sizes"], ("executor", False))
+        self.assertEqual(ways["medium_sizes"], ("executor", None))
         self.assertNotIn("KIT_DATA_PLANE", grader.env)
 
     def test_small_tests_count_only_with_their_todos_judged_tests(self):
