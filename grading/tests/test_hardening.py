@@ -406,18 +406,20 @@ class PreprocessedScan(unittest.TestCase):
             self.assertIsNone(includes.scan_preprocessed(text, "oddeven.cu"), text)
 
     def test_a_folder_of_kept_files(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            (folder / "oddeven.cpp4.ii").write_text('int x = 1;\n')
-            (folder / "oddeven.ptx").write_text('.incbin "never read"\n')  # not preprocessed
-            self.assertIsNone(includes.scan_preprocessed_folder(folder, "oddeven.cu"))
-            (folder / "oddeven.compute_90.cpp1.ii").write_text('asm(".inc" "bin x");\n')
-            self.assertIn("incbin", includes.scan_preprocessed_folder(folder, "oddeven.cu"))
-            os.unlink(folder / "oddeven.compute_90.cpp1.ii")
-            os.mkfifo(folder / "oddeven.cudafe1.cpp")  # a FIFO neither hangs nor passes
-            with alarm(10, "scanning a FIFO"):
-                self.assertIn("not a regular file",
-                              includes.scan_preprocessed_folder(folder, "oddeven.cu"))
+        # In the grader's process, and in a process of its own (as the grader scans): the
+        # same verdicts.
+        for scan in (includes.scan_preprocessed_folder, includes.scan_preprocessed_folder_apart):
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                (folder / "oddeven.cpp4.ii").write_text('int x = 1;\n')
+                (folder / "oddeven.ptx").write_text('.incbin "never read"\n')  # not preprocessed
+                self.assertIsNone(scan(folder, "oddeven.cu"))
+                (folder / "oddeven.compute_90.cpp1.ii").write_text('asm(".inc" "bin x");\n')
+                self.assertIn("incbin", scan(folder, "oddeven.cu"))
+                os.unlink(folder / "oddeven.compute_90.cpp1.ii")
+                os.mkfifo(folder / "oddeven.cudafe1.cpp")  # a FIFO neither hangs nor passes
+                with alarm(10, "scanning a FIFO"):
+                    self.assertIn("not a regular file", scan(folder, "oddeven.cu"))
 
 
 # ---- control characters ---------------------------------------------------------------------
