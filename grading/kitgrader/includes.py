@@ -224,52 +224,73 @@ def scan_preprocessed_folder(folder, filename):
     """scan_preprocessed() on every preprocessed file nvcc -keep left in folder (the compile
     ran in the sandbox, so each is opened without following links and must be a regular
     file of at most MAX_PREPROCESSED_BYTES)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return None
-    for entry in entries:
-        if not entry.name.endswith(PREPROCESSED_SUFFIXES):
-            continue
-        try:
-            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return f"{filename}: the grader could not read what the preprocessor made of it"
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return f"{filename}: what the preprocessor made of it is not a regular file"
-            if info.st_size > MAX_PREPROCESSED_BYTES:
-                return (f"{filename} preprocesses to more than "
-                        f"{MAX_PREPROCESSED_BYTES >> 20} MiB: {WHAT_TO_DO}")
-            text = f.read(MAX_PREPROCESSED_BYTES + 1).decode("utf-8", "replace")
-        problem = scan_preprocessed(text, filename)
+    for path in kept_files(folder):
+        problem = scan_kept_file(path, filename)
         if problem:
             return problem
     return None
 
 
-# The scan in a Python process of its own: it is pure Python (0.4 s a lab here, more on a
-# GPU host's slower cores), and the labs of a submission, compiled at once from threads of the
-# grader's one process, scanned one after another on its interpreter lock.
+def kept_files(folder):
+    """The preprocessed files nvcc -keep left in folder, in name order."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [entry.path for entry in entries if entry.name.endswith(PREPROCESSED_SUFFIXES)]
+
+
+def scan_kept_file(path, filename):
+    """scan_preprocessed() on one file that nvcc -keep left, or why it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return f"{filename}: the grader could not read what the preprocessor made of it"
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return f"{filename}: what the preprocessor made of it is not a regular file"
+        if info.st_size > MAX_PREPROCESSED_BYTES:
+            return (f"{filename} preprocesses to more than "
+                    f"{MAX_PREPROCESSED_BYTES >> 20} MiB: {WHAT_TO_DO}")
+        text = f.read(MAX_PREPROCESSED_BYTES + 1).decode("utf-8", "replace")
+    return scan_preprocessed(text, filename)
+
+
+# The scan in Python processes of their own, one per file: it is pure Python (0.4 s a lab
+# here, 1.2 s for Lab 01's three files of 4 MB, more on a GPU host's slower cores), and the
+# labs of a submission, compiled at once from threads of the grader's one process, scanned one
+# after another on its interpreter lock.
 _SCAN_APART = ("import sys; sys.path.insert(0, sys.argv[1]); "
-               "from pathlib import Path; from kitgrader.includes import scan_preprocessed_folder; "
-               "sys.stdout.write(scan_preprocessed_folder(Path(sys.argv[2]), sys.argv[3]) or '')")
+               "from kitgrader.includes import scan_kept_file; "
+               "sys.stdout.write(scan_kept_file(sys.argv[2], sys.argv[3]) or '')")
 
 
 def scan_preprocessed_folder_apart(folder, filename):
-    """scan_preprocessed_folder() in a process of its own (-I: no user site, no PYTHON*
-    variables), so that several labs' scans run side by side. Should that process fail, the
-    scan runs here: no file is taken unscanned."""
+    """scan_preprocessed_folder(), each file in a process of its own (-I: no user site, no
+    PYTHON* variables), side by side; the first problem in name order, as there. Should a
+    process fail, its file is scanned here: no file is taken unscanned."""
     package_parent = str(Path(__file__).resolve().parent.parent)
-    try:
-        done = subprocess.run([sys.executable, "-I", "-c", _SCAN_APART, package_parent,
-                               str(folder), filename], capture_output=True, timeout=600)
-    except (OSError, subprocess.SubprocessError):
-        done = None
-    if done is None or done.returncode != 0:
-        return scan_preprocessed_folder(folder, filename)
-    return done.stdout.decode("utf-8", "replace") or None
+    scans = []
+    for path in kept_files(folder):
+        try:
+            scans.append((path, subprocess.Popen(
+                [sys.executable, "-I", "-c", _SCAN_APART, package_parent, path, filename],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)))
+        except OSError:
+            scans.append((path, None))
+    problems = []
+    for path, process in scans:
+        said = None
+        if process is not None:
+            try:
+                out, _ = process.communicate(timeout=600)
+                said = out.decode("utf-8", "replace") if process.returncode == 0 else None
+            except subprocess.SubprocessError:
+                process.kill()
+                process.communicate()
+        problems.append(scan_kept_file(path, filename) if said is None else said or None)
+    return next((problem for problem in problems if problem), None)
 
 
 def _incbin_expanded(filename):
