@@ -140,10 +140,10 @@ static void scatter_share(void *arg)
     }
 }
 
-/* Where each share's keys go in the counting-sort pass. For the last pass of
- * signed and float keys the buckets are visited in a different order (negatives first); for
- * floats the negative buckets are also filled back to front, reversing their order, so there
- * the first share's keys take the bucket's last places. */
+/* Where each share's keys go in the counting-sort pass. For the last pass of signed and float
+ * keys the buckets are visited in a different order (negatives first); for floats the negative
+ * buckets are also filled back to front, reversing their order, so there the first share's
+ * keys take the bucket's last places. */
 static void place_shares(radix_share *shares, size_t count, last_pass_kind kind)
 {
     size_t offset = 0;
