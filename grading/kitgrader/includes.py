@@ -257,34 +257,22 @@ def scan_kept_file(path, filename):
     return scan_preprocessed(text, filename)
 
 
-# The scan of a large file in a Python process of its own: it is pure Python (about 0.1 s a
-# MiB here, more on a GPU host's slower cores), and the labs of a submission, compiled at once
-# from threads of the grader's one process, scanned one after another on its interpreter lock
-# (Lab 01's three files of about 4 MB each, cooperative groups included, made its compile step
-# 6-8 s on an H100 host where nvcc took 3). A smaller file is scanned here: a process costs
-# more to start (0.14 s here) than the scan of 1 MiB, and the grader's own tests compile
-# hundreds of small files.
+# The scan in Python processes of their own, one per file: it is pure Python (0.4 s a lab
+# here, 1.2 s for Lab 01's three files of 4 MB, more on a GPU host's slower cores), and the
+# labs of a submission, compiled at once from threads of the grader's one process, scanned one
+# after another on its interpreter lock.
 _SCAN_APART = ("import sys; sys.path.insert(0, sys.argv[1]); "
                "from kitgrader.includes import scan_kept_file; "
                "sys.stdout.write(scan_kept_file(sys.argv[2], sys.argv[3]) or '')")
-SCAN_APART_BYTES = 2 << 20
 
 
 def scan_preprocessed_folder_apart(folder, filename):
-    """scan_preprocessed_folder(), each file of SCAN_APART_BYTES or more in a process of its
-    own (-I: no user site, no PYTHON* variables), side by side; the first problem in name
-    order, as there. Should a process fail, its file is scanned here: no file is taken
-    unscanned."""
+    """scan_preprocessed_folder(), each file in a process of its own (-I: no user site, no
+    PYTHON* variables), side by side; the first problem in name order, as there. Should a
+    process fail, its file is scanned here: no file is taken unscanned."""
     package_parent = str(Path(__file__).resolve().parent.parent)
     scans = []
     for path in kept_files(folder):
-        try:
-            large = os.lstat(path).st_size >= SCAN_APART_BYTES
-        except OSError:
-            large = False
-        if not large:
-            scans.append((path, None))
-            continue
         try:
             scans.append((path, subprocess.Popen(
                 [sys.executable, "-I", "-c", _SCAN_APART, package_parent, path, filename],

@@ -406,11 +406,8 @@ class PreprocessedScan(unittest.TestCase):
             self.assertIsNone(includes.scan_preprocessed(text, "oddeven.cu"), text)
 
     def test_a_folder_of_kept_files(self):
-        # In the grader's process, and each file in a process of its own (as the grader scans
-        # large files; here every file, SCAN_APART_BYTES 0): the same verdicts.
-        apart = includes.SCAN_APART_BYTES
-        self.addCleanup(setattr, includes, "SCAN_APART_BYTES", apart)
-        includes.SCAN_APART_BYTES = 0
+        # In the grader's process, and in a process of its own (as the grader scans): the
+        # same verdicts.
         for scan in (includes.scan_preprocessed_folder, includes.scan_preprocessed_folder_apart):
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
