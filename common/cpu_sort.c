@@ -144,7 +144,7 @@ static void scatter_share(void *arg)
  * keys the buckets are visited in a different order (negatives first); for floats the negative
  * buckets are also filled back to front, reversing their order, so there the first share's
  * keys take the bucket's last places. */
-static void place_shares(radix_share *shares, size_t count, last_pass_kind kind)
+static void place_shares(radix_share *shares, size_t share_count, last_pass_kind kind)
 {
     size_t offset = 0;
     for (int step = 0; step < 256; step++) {
@@ -157,11 +157,11 @@ static void place_shares(radix_share *shares, size_t count, last_pass_kind kind)
             bucket = step < 128 ? 255 - step : step - 128; /* 0xFF..0x80, then 0x00..0x7F */
         }
         size_t bucket_start = offset;
-        for (size_t s = 0; s < count; s++) {
+        for (size_t s = 0; s < share_count; s++) {
             shares[s].start[bucket] = offset;
             offset += shares[s].count[bucket];
         }
-        for (size_t s = 0; kind == LAST_PASS_FLOAT && s < count; s++) {
+        for (size_t s = 0; kind == LAST_PASS_FLOAT && s < share_count; s++) {
             shares[s].end[bucket] = offset - (shares[s].start[bucket] - bucket_start);
         }
     }
@@ -199,8 +199,8 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
         return 0;
     }
     uint32_t *tmp = malloc(n * sizeof *tmp);
-    size_t count = kit_parallel_shares(n);
-    radix_share *shares = malloc(count * sizeof *shares);
+    size_t share_count = kit_parallel_shares(n);
+    radix_share *shares = malloc(share_count * sizeof *shares);
     if (!tmp || !shares) {
         free(tmp);
         free(shares);
@@ -208,7 +208,7 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
     }
     /* One share: all four byte histograms in one read of the data. */
     size_t whole[4][256] = {{0}};
-    for (size_t i = 0; count == 1 && i < n; i++) {
+    for (size_t i = 0; share_count == 1 && i < n; i++) {
         for (int b = 0; b < 4; b++) {
             whole[b][(keys[i] >> (8 * b)) & 0xFF]++;
         }
@@ -216,9 +216,9 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
     uint32_t *src = keys, *dst = tmp;
     for (unsigned b = 0; b < 4; b++) {
         last_pass_kind kind = b == 3 ? last : LAST_PASS_UNSIGNED;
-        for (size_t s = 0; s < count; s++) {
-            shares[s].from = kit_share_begin(n, s, count);
-            shares[s].to = kit_share_begin(n, s + 1, count);
+        for (size_t s = 0; s < share_count; s++) {
+            shares[s].from = kit_share_begin(n, s, share_count);
+            shares[s].to = kit_share_begin(n, s + 1, share_count);
             shares[s].src = src;
             shares[s].dst = dst;
             shares[s].shift = 8 * b;
@@ -226,13 +226,13 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
         }
         /* Several shares: each pass counts its byte in the keys as the last pass left them,
          * so that a share's histogram is of its own keys. */
-        if (count == 1) {
+        if (share_count == 1) {
             memcpy(shares[0].count, whole[b], sizeof whole[b]);
         } else {
-            kit_parallel_run(count_share, shares, sizeof *shares, count);
+            kit_parallel_run(count_share, shares, sizeof *shares, share_count);
         }
         size_t same = 0, bucket = (src[0] >> (8 * b)) & 0xFF;
-        for (size_t s = 0; s < count; s++) {
+        for (size_t s = 0; s < share_count; s++) {
             same += shares[s].count[bucket];
         }
         /* A constant byte leaves the order as it is, even for the signed and float passes,
@@ -241,8 +241,8 @@ static int radix_sort_words(uint32_t *keys, size_t n, last_pass_kind last)
         if (same == n && !must_reverse) {
             continue;
         }
-        place_shares(shares, count, kind);
-        kit_parallel_run(scatter_share, shares, sizeof *shares, count);
+        place_shares(shares, share_count, kind);
+        kit_parallel_run(scatter_share, shares, sizeof *shares, share_count);
         uint32_t *t = src;
         src = dst;
         dst = t;

@@ -260,7 +260,7 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     # The preprocessed text is both files' when first is given, and either may have made
     # what it holds (the student file's macros expand in it too): both are named.
     label = lab.files_named if first else Path(source).name
-    problem = includes.scan_preprocessed_folder_apart(kept, label)
+    problem = includes.scan_preprocessed_folder(kept, label)
     shutil.rmtree(kept, ignore_errors=True)
     if problem:
         Path(obj).unlink(missing_ok=True)

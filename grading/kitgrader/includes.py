@@ -220,17 +220,6 @@ def scan_preprocessed(text, filename):
     return None
 
 
-def scan_preprocessed_folder(folder, filename):
-    """scan_preprocessed() on every preprocessed file nvcc -keep left in folder (the compile
-    ran in the sandbox, so each is opened without following links and must be a regular
-    file of at most MAX_PREPROCESSED_BYTES)."""
-    for path in kept_files(folder):
-        problem = scan_kept_file(path, filename)
-        if problem:
-            return problem
-    return None
-
-
 def kept_files(folder):
     """The preprocessed files nvcc -keep left in folder, in name order."""
     try:
@@ -266,10 +255,12 @@ _SCAN_APART = ("import sys; sys.path.insert(0, sys.argv[1]); "
                "sys.stdout.write(scan_kept_file(sys.argv[2], sys.argv[3]) or '')")
 
 
-def scan_preprocessed_folder_apart(folder, filename):
-    """scan_preprocessed_folder(), each file in a process of its own (-I: no user site, no
-    PYTHON* variables), side by side; the first problem in name order, as there. Should a
-    process fail, its file is scanned here: no file is taken unscanned."""
+def scan_preprocessed_folder(folder, filename):
+    """scan_preprocessed() on every preprocessed file nvcc -keep left in folder (the compile
+    ran in the sandbox, so each is opened without following links and must be a regular
+    file of at most MAX_PREPROCESSED_BYTES: scan_kept_file), each in a process of its own
+    (-I: no user site, no PYTHON* variables), side by side; the first problem in name order.
+    Should a process fail, its file is scanned here: no file is taken unscanned."""
     package_parent = str(Path(__file__).resolve().parent.parent)
     scans = []
     for path in kept_files(folder):

@@ -406,9 +406,14 @@ class PreprocessedScan(unittest.TestCase):
             self.assertIsNone(includes.scan_preprocessed(text, "oddeven.cu"), text)
 
     def test_a_folder_of_kept_files(self):
-        # In the grader's process, and in a process of its own (as the grader scans): the
-        # same verdicts.
-        for scan in (includes.scan_preprocessed_folder, includes.scan_preprocessed_folder_apart):
+        # Each file in the grader's process, and in a process of its own (as the grader
+        # scans): the same verdicts.
+        def here(folder, filename):
+            found = (includes.scan_kept_file(path, filename)
+                     for path in includes.kept_files(folder))
+            return next((problem for problem in found if problem), None)
+
+        for scan in (here, includes.scan_preprocessed_folder):
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
                 (folder / "oddeven.cpp4.ii").write_text('int x = 1;\n')
