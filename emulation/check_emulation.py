@@ -22,6 +22,10 @@ For each lab, with no GPU and no CUDA Toolkit:
      is Lab 01's unless its expect.json names another ("lab"), and
      changes the lab's main file unless it names the bonus file ("file": "NAME_bonus.cu"); the
      lab's other file is the solution's;
+  6. the corpus (emulation/corpus/*.cu): whole CUDA programs in the styles students and public
+     samples write (tiles, constant memory, printf, device-side streams, arch guards...), each
+     checking its own answer: each builds unmodified and passes in every order (and on a GPU:
+     emulation/tests/run_on_gpu.sh);
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
 of the lab's emulated suite in every order.
 Everything is built first, by one make; then the labs (and the device tests) are checked side
@@ -201,6 +205,42 @@ def check_device_tests(checks, build, built):
             about = "reported%s: %s" % ("" if where == "all" else " in order " + where +
                                         " (forward passes)", reports.replace("|", " ... "))
         checks.check("device test %s: %s" % (name, about), not problems, "; ".join(problems))
+
+
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def corpus_programs():
+    """The corpus's programs (emulation/corpus/*.cu), by name."""
+    if not os.path.isdir(CORPUS):
+        return []
+    return sorted(name[:-3] for name in os.listdir(CORPUS) if name.endswith(".cu"))
+
+
+def check_corpus(checks, build, built):
+    """emulation/corpus/: each program builds unmodified and checks its own answer (exit 0) in
+    every thread order and in compare mode, as it does on a GPU (run_on_gpu.sh)."""
+    env = dict(os.environ, KIT_EMU_TIMEOUT="20",
+               ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""))
+    for name in corpus_programs():
+        binary = os.path.join(build, "emulate", "corpus", name)
+        if not checks.check("corpus %s builds unmodified" % name, built.get(name, False)):
+            continue
+        problems = []
+        for order in DEVICE_ORDERS:
+            env["KIT_EMU_ORDER"] = order
+            try:
+                done = subprocess.run([binary], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, universal_newlines=True,
+                                      errors="replace", timeout=120)
+            except subprocess.TimeoutExpired:
+                problems.append("%s: no answer in 120 s" % order)
+                continue
+            if done.returncode != 0:
+                problems.append("%s: exit %d: %s" % (order, done.returncode,
+                                                     done.stdout.strip()[-800:]))
+        checks.check("corpus %s: its own check passes in every order and in compare mode"
+                     % name, not problems, "; ".join(problems))
 
 
 def check_solution(checks, build, lab):
@@ -455,13 +495,16 @@ def main():
     # One make builds everything (makes side by side would race on the objects they share).
     device_tests = os.path.join(build, "emulate", "tests", "device_tests")
     grader_env = os.path.join(build, "emulate", "grader.env")  # the grader's, without a GPU
-    if make(build, ["-j%d" % jobs, device_tests, grader_env] +
+    corpus = {name: os.path.join(build, "emulate", "corpus", name) for name in corpus_programs()}
+    if make(build, ["-j%d" % jobs, device_tests, grader_env] + list(corpus.values()) +
             [t for plan in plans for t in plan[2]], quiet=True):
         built = {plan[0]: True for plan in plans}
         built["device tests"] = True
+        built_corpus = {name: True for name in corpus}
     else:  # each again, alone, to say which failed and why
         built = {plan[0]: make(build, plan[2]) for plan in plans}
         built["device tests"] = make(build, [device_tests])
+        built_corpus = {name: make(build, [target]) for name, target in corpus.items()}
 
     output = ThreadOutput(sys.stdout)
     sys.stdout = output
@@ -476,6 +519,7 @@ def main():
                             have_fixtures) for plan in plans]
         done.append(pool.submit(checked, check_device_tests, checks, build,
                                 built["device tests"]))
+        done.append(pool.submit(checked, check_corpus, checks, build, built_corpus))
         if "01-oddeven" in args.labs:
             done.append(pool.submit(checked, check_grader_without_gpu, checks, build))
         for future in done:

@@ -57,7 +57,7 @@ EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SA
 # a file does not call).
 EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -Wno-unused-but-set-variable \
                -Wno-unknown-pragmas -Wno-unused-function -D__CUDACC__ -include cuda_runtime.h -x c++
-EMU_HEADERS := $(wildcard emulation/include/*.h)
+EMU_HEADERS := $(wildcard emulation/include/*.h emulation/include/*/*.h)
 EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
                      $(wildcard emulation/src/*.cpp))
 EMU_KIT_LIB := $(EMU_BUILD)/lib/libkit.a
@@ -174,6 +174,20 @@ $(EMU_BUILD)/tests/src/device_tests.cu: emulation/tests/device_tests.cu emulatio
 $(EMU_BUILD)/tests/device_tests: $(EMU_BUILD)/tests/src/device_tests.cu $(EMU_RUNTIME_OBJ) \
         $(EMU_BUILD)/flags.stamp
 	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
+
+# The corpus (emulation/corpus/*.cu): whole CUDA programs written as students and public samples
+# write them, each checking its own result; built as a lab's .cu is, and by nvcc on a GPU host
+# (emulation/tests/run_on_gpu.sh), where they must give the same answer.
+EMU_CORPUS := $(patsubst emulation/corpus/%.cu,$(EMU_BUILD)/corpus/%,$(wildcard emulation/corpus/*.cu))
+
+$(EMU_BUILD)/corpus/src/%.cu: emulation/corpus/%.cu emulation/cu2cpp.py $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d $<
+
+$(EMU_BUILD)/corpus/%: $(EMU_BUILD)/corpus/src/%.cu $(EMU_RUNTIME_OBJ) $(EMU_BUILD)/flags.stamp
+	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
+
+emulate-corpus: $(EMU_CORPUS)
 
 $(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
 	@mkdir -p $(@D)

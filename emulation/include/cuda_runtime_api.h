@@ -54,40 +54,16 @@
 extern "C" {
 #endif
 
-/* ---- vector types (vector_types.h) ----------------------------------------------------------- */
-
-/** A grid's or a block's size; unnamed dimensions are 1. */
-typedef struct dim3 {
-    unsigned int x, y, z;
 #ifdef __cplusplus
-    KIT_EMU_HD constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-        : x(vx), y(vy), z(vz)
-    {
-    }
+}
 #endif
-} dim3;
 
-typedef struct uint3 {
-    unsigned int x, y, z;
-} uint3;
-typedef struct uint2 {
-    unsigned int x, y;
-} uint2;
-typedef struct uint4 {
-    unsigned int x, y, z, w;
-} uint4;
-typedef struct int2 {
-    int x, y;
-} int2;
-typedef struct int4 {
-    int x, y, z, w;
-} int4;
-typedef struct float2 {
-    float x, y;
-} float2;
-typedef struct float4 {
-    float x, y, z, w;
-} float4;
+/* dim3 and the vector types (uint2, float4, ...), as CUDA's vector_types.h has them. */
+#include "vector_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- errors (CUDA's numbers) ----------------------------------------------------------------- */
 

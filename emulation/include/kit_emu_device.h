@@ -667,4 +667,7 @@ template <class T> inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttri
     return cudaFuncGetAttributes(a, (const void *)func);
 }
 
+/* The integer and float intrinsics beyond the ones above (__umul24, umin, __fdividef, ...). */
+#include "kit_emu_intrinsics.h"
+
 #endif

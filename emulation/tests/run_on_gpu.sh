@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bash emulation/tests/run_on_gpu.sh BUILD_DIR OUT_DIR
 #
-# The emulation's own device tests (device_tests.cu), built by nvcc and run on the GPU: every
+# The emulation's own device tests (device_tests.cu) and its corpus (corpus/*.cu), built by nvcc
+# and run on the GPU: every
 # case whose results are checked ("-" in `device_tests -l`) must pass there too, so that what
 # the emulation computes for a shuffle, vote or look-back is what the hardware computes, not
 # only what we read in the guide. The cases that expect a report (a divergent barrier, a
@@ -32,4 +33,29 @@ while IFS=$'\t' read -r name expect _; do
     fi
 done < <("$bin" -l)
 echo "emulation device tests on the GPU: $passed passed, $failed failed"
+
+# The corpus (emulation/corpus/*.cu): each program, built by nvcc as it is, checks its own answer
+# and must pass here as it does in emulation (check_emulation.py). Every program is built with
+# -rdc=true and cudadevrt, which those with launches from device code need and the others ignore.
+corpus_passed=0 corpus_failed=0
+for source in emulation/corpus/*.cu; do
+    [ -f "$source" ] || continue
+    name=$(basename "$source" .cu)
+    # shellcheck disable=SC2086 # GENCODE holds several flags
+    if ! nvcc $gencode -O2 -rdc=true "$source" -o "$out/corpus-$name" -lcudadevrt \
+            > "$out/corpus-$name.build.log" 2>&1; then
+        corpus_failed=$((corpus_failed + 1))
+        echo "FAIL  corpus $name: nvcc failed"
+        head -12 "$out/corpus-$name.build.log"
+    elif timeout -k 5 120 "$out/corpus-$name" > "$out/corpus-$name.log" 2>&1; then
+        corpus_passed=$((corpus_passed + 1))
+        echo "ok    corpus $name"
+    else
+        corpus_failed=$((corpus_failed + 1))
+        echo "FAIL  corpus $name"
+        tail -12 "$out/corpus-$name.log"
+    fi
+done
+echo "emulation corpus on the GPU: $corpus_passed passed, $corpus_failed failed"
+failed=$((failed + corpus_failed))
 [ "$failed" -eq 0 ]
