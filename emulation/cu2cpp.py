@@ -7,7 +7,7 @@ emulation's own headers, which give clang CUDA's attributes under KIT_EMU_PARSE)
 and the file's own tokens, never from regular expressions, it makes three kinds of edit:
 
   k<<<g, b, s, st>>>(args)      ->  ::kit_emu::launch(k, ::kit_emu::config(g, b, s, st),
-                                                       __FILE__, __LINE__)(args)
+                                                       __FILE__, __LINE__, "k")(args)
   __shared__ T name[N];         ->  typedef T kit_emu_shared_t_name[N]; <a reference `name`
                                     to the block's own instance, kit_emu::shared_var()>
   extern __shared__ T name[];   ->  the same, bound to the block's dynamic shared memory
@@ -80,9 +80,15 @@ class RewriteError(Exception):
 class FileTokens:
     """One file's raw tokens (no macro expansion), by byte offset."""
 
+    # path -> the text parsed instead of the file's (a device view of __CUDA_ARCH__, below)
+    overrides = {}
+
     def __init__(self, tu, path):
-        with open(path, "rb") as f:
-            self.data = f.read()
+        if os.path.realpath(path) in FileTokens.overrides:
+            self.data = FileTokens.overrides[os.path.realpath(path)]
+        else:
+            with open(path, "rb") as f:
+                self.data = f.read()
         extent = tu.get_extent(path, (0, len(self.data)))
         self.tokens = [(t.extent.start.offset, t.extent.end.offset, t.spelling)
                        for t in tu.get_tokens(extent=extent)]
@@ -112,6 +118,7 @@ class Rewriter:
         self.edits = {}  # path -> [(start, end, text)]
         self.tokens = {}
         self.kernels = []  # (qualified name, name, path, line)
+        self.symbols = []  # __device__ and __constant__ variables: (qualified name, name)
 
     def rewritable(self, path):
         """The file rewritten, and the kit's own files: not the emulation's headers, not the
@@ -131,10 +138,21 @@ class Rewriter:
     def edit(self, path, start, end, text):
         self.edits.setdefault(path, []).append((start, end, text))
 
+    # path -> [line of the file for each line of the text parsed], where they differ
+    line_maps = {}
+
+    @staticmethod
+    def line_of(location):
+        """The line of the student's file (the text parsed may have lines of ours)."""
+        lines = Rewriter.line_maps.get(os.path.realpath(location.file.name)) \
+            if location.file else None
+        return lines[location.line - 1] if lines else location.line
+
     @staticmethod
     def where(cursor):
         loc = cursor.location
-        return "%s:%d" % (os.path.relpath(loc.file.name) if loc.file else "?", loc.line)
+        return "%s:%d" % (os.path.relpath(loc.file.name) if loc.file else "?",
+                          Rewriter.line_of(loc))
 
     def walk(self, cursor):
         kinds = self.ci.CursorKind
@@ -150,7 +168,7 @@ class Rewriter:
             children = list(cursor.get_children())
             if (len(children) >= 2 and children[1].kind == kinds.CALL_EXPR and
                     children[1].spelling in CONFIG_CALLS):
-                self.launch(cursor, children[0], children[1])
+                self.launch(cursor, children[0], children[1], children[2:])
         elif kind == kinds.DECL_STMT:
             shared = [c for c in cursor.get_children()
                       if c.kind == kinds.VAR_DECL and self.is_shared(c, kinds)]
@@ -162,11 +180,17 @@ class Rewriter:
             raise RewriteError("%s: the emulation has no __shared__ variable outside a function "
                                "('%s'): declare it inside the kernel, or run this on a GPU"
                                % (self.where(cursor), cursor.spelling))
+        elif (kind == kinds.VAR_DECL and cursor.is_definition() and
+              cursor.semantic_parent is not None and
+              cursor.semantic_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE) and
+              any(c.kind in (kinds.CUDADEVICE_ATTR, kinds.CUDACONSTANT_ATTR)
+                  for c in cursor.get_children())):
+            self.symbols.append((self.qualified(cursor, kinds), cursor.spelling))
         elif kind == kinds.FUNCTION_DECL and cursor.is_definition() and any(
                 c.kind == kinds.CUDAGLOBAL_ATTR for c in cursor.get_children()):
             self.kernels.append((self.qualified(cursor, kinds), cursor.spelling,
                                  os.path.relpath(cursor.location.file.name),
-                                 cursor.location.line))
+                                 self.line_of(cursor.location)))
         for child in cursor.get_children():
             self.visit(child, kinds)
 
@@ -183,8 +207,10 @@ class Rewriter:
             parent = parent.semantic_parent
         return "::" + "::".join(reversed(parts))
 
-    def launch(self, call, callee, config):
-        """k<<<...>>>(args): the config call's extent is exactly `<<<...>>>`."""
+    def launch(self, call, callee, config, args):
+        """k<<<...>>>(args): the config call's extent is exactly `<<<...>>>`. A kernel's default
+        arguments, which the call leaves out, are written into it, as the launch template takes
+        every parameter."""
         path = config.extent.start.file.name if config.extent.start.file else None
         start, end = config.extent.start.offset, config.extent.end.offset
         tokens = self.file_tokens(path) if path else None
@@ -199,7 +225,46 @@ class Rewriter:
                                "GPU" % self.where(call))
         self.edit(path, callee_start.offset, callee_start.offset, "::kit_emu::launch(")
         self.edit(path, first[0], first[1], ", ::kit_emu::config(")
-        self.edit(path, last[0], last[1], "), __FILE__, __LINE__)")
+        # The kernel as written (`sort_tile<float>`): the name of a template's instance.
+        name = ""
+        for t in tokens.between(callee_start.offset, start):
+            word = t[2]
+            if name and (name[-1].isalnum() or name[-1] == "_") and (word[0].isalnum() or
+                                                                     word[0] == "_"):
+                name += " "
+            name += word
+        self.edit(path, last[0], last[1], "), __FILE__, __LINE__, \"%s\")"
+                  % name.replace("\\", "\\\\").replace('"', '\\"'))
+        given = [a for a in args if a.extent.start.file is not None]
+        if len(given) < len(args):
+            self.default_arguments(call, callee, path, len(given))
+
+    def default_arguments(self, call, callee, path, given):
+        """The default arguments a launch leaves out, copied from the kernel's declaration (the
+        tokens after each parameter's `=`) before the launch's closing parenthesis: the launch
+        template takes every parameter."""
+        kernel = callee.referenced
+        while kernel is None and callee.get_children():  # the callee's implicit cast
+            callee = next(callee.get_children())
+            kernel = callee.referenced
+        params = [] if kernel is None else [
+            c for c in kernel.get_children() if c.kind == self.ci.CursorKind.PARM_DECL]
+        tokens = self.file_tokens(path)
+        close = tokens.ending_at(call.extent.end.offset)
+        texts = []
+        for param in params[given:]:
+            where = param.extent.start
+            source = self.file_tokens(where.file.name) if where.file else None
+            words = [t[2] for t in source.between(where.offset, param.extent.end.offset)] \
+                if source else []
+            if "=" not in words:
+                texts = None
+                break
+            texts.append(" ".join(words[words.index("=") + 1:]))
+        if not texts or not close or close[2] != ")":
+            raise RewriteError("%s: the emulation cannot add this launch's default arguments: "
+                               "write them out" % self.where(call))
+        self.edit(path, close[0], close[0], (", " if given else "") + ", ".join(texts))
 
     def shared(self, stmt, decls):
         """`[extern|static] __shared__ T a[N], b;` -> typedefs, then references to the block's
@@ -255,6 +320,59 @@ class Rewriter:
         return b"".join(out)
 
 
+# What __CUDA_ARCH__ is in device code: the emulated device's compute capability (sm_90).
+CUDA_ARCH = 900
+
+
+def device_arch_view(ci, tu, source):
+    """nvcc compiles a .cu file twice: for the host, where __CUDA_ARCH__ is not defined, and for
+    the GPU, where it is (an arch-guarded branch of a kernel, `#if __CUDA_ARCH__ >= 800`). The
+    emulation compiles it once, so each `__global__` or `__device__` function of the file gets
+    `#define __CUDA_ARCH__ 900` before its first line and `#undef` after its last, each followed
+    by a `#line` that keeps the file's numbering; host code, and `__host__ __device__` functions
+    (which run on the host too), see it undefined. Returns (the text, for each of its lines the
+    file's line), or None when the file never names __CUDA_ARCH__."""
+    with open(source, "rb") as f:
+        data = f.read()
+    if b"__CUDA_ARCH__" not in data:
+        return None
+    kinds = ci.CursorKind
+    main = os.path.realpath(source)
+    spans = []
+    for cursor in tu.cursor.walk_preorder():
+        if cursor.kind not in (kinds.FUNCTION_DECL, kinds.FUNCTION_TEMPLATE, kinds.CXX_METHOD):
+            continue
+        start, end = cursor.extent.start, cursor.extent.end
+        if start.file is None or os.path.realpath(start.file.name) != main:
+            continue
+        if not cursor.is_definition():
+            continue
+        attrs = {c.kind for c in cursor.get_children()}
+        if kinds.CUDAHOST_ATTR in attrs or not attrs & {kinds.CUDAGLOBAL_ATTR,
+                                                          kinds.CUDADEVICE_ATTR}:
+            continue
+        spans.append((start.line, end.line))
+    if not spans:
+        return None
+    lines = data.split(b"\n")
+    before, after = {}, {}
+    for first, last in spans:
+        before[first] = True
+        after[last] = True
+    name = os.path.relpath(source).encode()
+    out, line_map = [], []
+    for number, text in enumerate(lines, 1):
+        if number in before:
+            out += [b"#define __CUDA_ARCH__ %d" % CUDA_ARCH, b'#line %d "%s"' % (number, name)]
+            line_map += [number, number]
+        out.append(text)
+        line_map.append(number)
+        if number in after:
+            out += [b"#undef __CUDA_ARCH__", b'#line %d "%s"' % (number + 1, name)]
+            line_map += [number, number]
+    return b"\n".join(out), line_map
+
+
 def main():
     if sys.argv[1:] == ["--check"]:  # emulation/configure.sh: is libclang here?
         ci, problem = load_cindex()
@@ -293,6 +411,20 @@ def main():
         print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
               file=sys.stderr)
         return 1
+    device_view = device_arch_view(ci, tu, args.source)
+    if device_view is not None:
+        FileTokens.overrides[os.path.realpath(args.source)] = device_view[0]
+        Rewriter.line_maps[os.path.realpath(args.source)] = device_view[1]
+        tu = ci.Index.create().parse(args.source, args=clang_args,
+                                     unsaved_files=[(args.source, device_view[0].decode())])
+        errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+        if errors:
+            for d in tu.diagnostics:
+                if d.severity >= ci.Diagnostic.Warning:
+                    print(d.format(), file=sys.stderr)
+            print("cu2cpp: %s does not compile with __CUDA_ARCH__ defined in its device code "
+                  "(clang's messages above)" % args.source, file=sys.stderr)
+            return 1
     rewriter = Rewriter(ci, tu, os.path.realpath(os.getcwd()), args.first)
     try:
         rewriter.walk(tu.cursor)
@@ -303,13 +435,17 @@ def main():
             target = args.output if same else os.path.join(os.path.dirname(args.output),
                                                            os.path.basename(path))
             text = b'#line 1 "%s"\n' % os.path.relpath(path).encode() + rewriter.rewritten(path)
-            if same and rewriter.kernels:
+            if same and (rewriter.kernels or rewriter.symbols):
                 text += b'\n#line 1 "<kit emulation: the kernels of %s>"\n' % \
                         os.path.relpath(path).encode()
                 # Named after the file: a bonus file's registrations and those of the NAME.cu
                 # included before it are in one translation unit.
                 stem = "".join(c if c.isalnum() else "_" for c in
                                os.path.splitext(os.path.basename(path))[0])
+                for i, (qualified, name) in enumerate(rewriter.symbols):
+                    text += (b'static ::kit_emu::symbol_registration kit_emu_symbol_%s_%d(&%s, '
+                             b'sizeof %s, "%s");\n' % (stem.encode(), i, qualified.encode(),
+                                                      qualified.encode(), name.encode()))
                 for i, (qualified, name, where, line) in enumerate(rewriter.kernels):
                     text += (b'static ::kit_emu::kernel_registration kit_emu_kernel_%s_%d(%s, '
                              b'"%s", "%s", %d);\n' % (stem.encode(), i, qualified.encode(),

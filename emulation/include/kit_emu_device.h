@@ -11,11 +11,29 @@
 #ifndef KIT_EMU_DEVICE_H
 #define KIT_EMU_DEVICE_H
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The C library as device code may call it (printf, memcpy, memset, malloc, free, assert), as
+ * CUDA provides it on the device: while cu2cpp.py parses, clang takes the C library's functions
+ * for host functions, which device code may not call, so they are declared again for the device
+ * (as clang's own CUDA headers do). When the rewrite is compiled they are the host's. */
+#if defined(KIT_EMU_PARSE)
+extern "C" {
+__attribute__((device)) int printf(const char *, ...);
+__attribute__((device)) void *memcpy(void *, const void *, size_t);
+__attribute__((device)) void *memset(void *, int, size_t);
+__attribute__((device)) void *malloc(size_t);
+__attribute__((device)) void free(void *);
+__attribute__((device)) void __assert_fail(const char *, const char *, unsigned int, const char *);
+}
+#endif
+#include "kit_emu_parse_math.h"
 
 #include <memory>
 #include <tuple>
@@ -238,15 +256,44 @@ template <typename... P> struct kernel_call {
     }
 };
 
+/** Calls a kernel with the arguments of a cudaLaunchKernel-style `void **args`. */
+typedef void (*invoke_args_fn)(const void *func, void **args);
+
+/** Records a kernel's name and how to call it from `void **args` (cu2cpp.py writes one per
+ * kernel of the file, at its end). */
+void register_kernel(const void *func, const char *name, const char *file, int line,
+                     invoke_args_fn invoke);
+/** Whether @p func is a registered kernel. */
+bool kernel_known(const void *func);
+
+template <typename... P> void invoke_with_args(const void *func, void **args);
+
+/** An instance of a kernel template (cu2cpp.py registers the kernels a file defines, not the
+ * instances of its templates): registered when the program first launches it or asks about it,
+ * under the name written at the launch (`sort_tile<float>`). */
+extern const char TEMPLATE_INSTANCE[]; /* the name of an instance not launched yet */
+/** Names an instance registered as TEMPLATE_INSTANCE after the kernel as launched. */
+void name_kernel(const void *func, const char *name, const char *file, int line);
+
+template <typename... P>
+KIT_EMU_HD inline void know_kernel(void (*kernel)(P...), const char *name = TEMPLATE_INSTANCE,
+                                   const char *file = "?", int line = 0)
+{
+    if (!kernel_known((const void *)kernel)) {
+        register_kernel((const void *)kernel, name, file, line, &invoke_with_args<P...>);
+    } else if (name != TEMPLATE_INSTANCE) {
+        name_kernel((const void *)kernel, name, file, line);
+    }
+}
+
 template <typename... P>
 KIT_EMU_HD kernel_call<P...> launch(void (*kernel)(P...), const config &c, const char *file,
-                                    int line)
+                                    int line, const char *name = TEMPLATE_INSTANCE)
 {
+    know_kernel(kernel, name, file, line);
     return kernel_call<P...>{kernel, c, file, line};
 }
 
-/** Calls a kernel with the arguments of a cudaLaunchKernel-style `void **args`. */
-typedef void (*invoke_args_fn)(const void *func, void **args);
 
 template <typename... P, size_t... I>
 void call_with_args(void (*kernel)(P...), void **args, std::index_sequence<I...>)
@@ -259,10 +306,18 @@ template <typename... P> void invoke_with_args(const void *func, void **args)
     call_with_args((void (*)(P...))func, args, std::index_sequence_for<P...>{});
 }
 
-/** Records a kernel's name and how to call it from `void **args` (cu2cpp.py writes one per
- * kernel of the file, at its end). */
-void register_kernel(const void *func, const char *name, const char *file, int line,
-                     invoke_args_fn invoke);
+
+/** Records a `__device__` or `__constant__` variable of the program, so that the symbol calls
+ * find it and copies to it count as copies to device memory (cu2cpp.py writes one per such
+ * variable of the file, at its end). */
+void register_symbol(const void *address, size_t bytes, const char *name);
+
+struct symbol_registration {
+    symbol_registration(const void *address, size_t bytes, const char *name)
+    {
+        register_symbol(address, bytes, name);
+    }
+};
 
 struct kernel_registration {
     template <typename... P>
@@ -639,6 +694,7 @@ template <class T>
 inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shared = 0,
                                     cudaStream_t stream = 0, KIT_EMU_WHERE)
 {
+    kit_emu::know_kernel(func);
     return kit_emu::launch_with_args((const void *)func, grid, block, args, shared, stream, false,
                                      file, line);
 }
@@ -647,6 +703,7 @@ inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, v
                                                size_t shared = 0, cudaStream_t stream = 0,
                                                KIT_EMU_WHERE)
 {
+    kit_emu::know_kernel(func);
     return kit_emu::launch_with_args((const void *)func, grid, block, args, shared, stream, true,
                                      file, line);
 }
@@ -655,15 +712,144 @@ template <class T>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, T func, int size,
                                                                  size_t shared)
 {
+    kit_emu::know_kernel(func);
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)func, size, shared);
 }
 template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, T func,
+                                                                          int size, size_t shared,
+                                                                          unsigned int flags)
+{
+    kit_emu::know_kernel(func);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, (const void *)func, size,
+                                                                  shared, flags);
+}
+
+/**
+ * cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags as CUDA's header computes it: the block
+ * size (a multiple of the warp, at most @p limit when nonzero) that keeps the most threads
+ * resident on an SM, the larger block on a tie; and the grid that fills the device with it.
+ */
+template <class T, class SharedOf>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int *min_grid, int *block_size, T func, SharedOf shared_of, int limit = 0,
+    unsigned int flags = cudaOccupancyDefault)
+{
+    if (!min_grid || !block_size) {
+        return cudaErrorInvalidValue;
+    }
+    struct cudaFuncAttributes attr;
+    int sms = 0;
+    cudaError_t err = cudaFuncGetAttributes(&attr, (const void *)func);
+    if (err == cudaSuccess) {
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    }
+    if (err != cudaSuccess) {
+        return err;
+    }
+    int most = attr.maxThreadsPerBlock;
+    if (limit > 0 && limit < most) {
+        most = limit;
+    }
+    int best_size = 0, best_threads = 0, best_blocks = 0;
+    for (int size = (most + warpSize - 1) / warpSize * warpSize; size > 0; size -= warpSize) {
+        int size_now = size > most ? most : size;
+        int blocks = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            &blocks, (const void *)func, size_now, (size_t)shared_of(size_now), flags);
+        if (err != cudaSuccess) {
+            return err;
+        }
+        if (blocks * size_now > best_threads) {
+            best_size = size_now, best_threads = blocks * size_now, best_blocks = blocks;
+        }
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * sms;
+    return cudaSuccess;
+}
+
+template <class T, class SharedOf>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block_size,
+                                                                  T func, SharedOf shared_of,
+                                                                  int limit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid, block_size, func,
+                                                                   shared_of, limit);
+}
+
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block_size,
+                                                               T func, size_t shared = 0,
+                                                               int limit = 0,
+                                                               unsigned int flags = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        min_grid, block_size, func, [shared](int) { return shared; }, limit, flags);
+}
+
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, T func,
+                                                      size_t shared = 0, int limit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block_size, func, shared, limit);
+}
+
+template <class T> inline cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config)
+{
+    kit_emu::know_kernel(func);
+    return cudaFuncSetCacheConfig((const void *)func, config);
+}
+
+/* The symbol calls of C++: the variable itself, not its address (symbols.cpp). */
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                      size_t offset = 0,
+                                      enum cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                        size_t offset = 0,
+                                        enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                                           size_t offset = 0,
+                                           enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t stream = 0)
+{
+    return cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, stream);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                                             size_t offset = 0,
+                                             enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t stream = 0)
+{
+    return cudaMemcpyFromSymbolAsync(dst, (const void *)&symbol, count, offset, kind, stream);
+}
+template <class T> inline cudaError_t cudaGetSymbolAddress(void **dev_ptr, const T &symbol)
+{
+    return cudaGetSymbolAddress(dev_ptr, (const void *)&symbol);
+}
+template <class T> inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
+{
+    return cudaGetSymbolSize(size, (const void *)&symbol);
+}
+
+template <class T>
 inline cudaError_t cudaFuncSetAttribute(T *func, enum cudaFuncAttribute attr, int value)
 {
+    kit_emu::know_kernel(func);
     return cudaFuncSetAttribute((const void *)func, attr, value);
 }
 template <class T> inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, T *func)
 {
+    kit_emu::know_kernel(func);
     return cudaFuncGetAttributes(a, (const void *)func);
 }
 

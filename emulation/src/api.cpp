@@ -148,17 +148,18 @@ static std::set<void *> host_allocations;
 static size_t allocated = 0;
 static const unsigned char MEMORY_POISON = 0xA5;
 
-/* The allocation that holds [p, p + bytes), or false. */
+/* Whether one allocation, or one `__device__` or `__constant__` variable, holds [p, p + bytes). */
 static bool device_range(const void *p, size_t bytes)
 {
     const char *c = static_cast<const char *>(p);
     auto it = allocations.upper_bound(c);
     if (it == allocations.begin()) {
-        return false;
+        return symbol_range(p, bytes);
     }
     --it;
-    return c >= it->first && c + bytes <= it->first + it->second &&
-           (bytes > 0 || c < it->first + it->second || it->second == 0);
+    return (c >= it->first && c + bytes <= it->first + it->second &&
+            (bytes > 0 || c < it->first + it->second || it->second == 0)) ||
+           symbol_range(p, bytes);
 }
 
 static const char *kind_name(enum cudaMemcpyKind kind)
@@ -628,6 +629,12 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     return answer(cudaSuccess);
 }
 
+/* The name CUDA 12's headers give cudaGetDeviceProperties in a program's imports. */
+cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
+{
+    return cudaGetDeviceProperties(prop, device);
+}
+
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (!value || device != 0) {
@@ -1018,6 +1025,52 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const voi
         return answer(cudaErrorInvalidDeviceFunction);
     }
     *blocks = blocks_per_sm((unsigned)block_size, dynamic_shared);
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func,
+                                                                   int block_size,
+                                                                   size_t dynamic_shared,
+                                                                   unsigned int flags)
+{
+    /* The one flag (cudaOccupancyDisableCachingOverride) concerns the L1 cache, which the
+     * emulated device does not model. */
+    if (flags & ~(unsigned)cudaOccupancyDisableCachingOverride) {
+        return answer(cudaErrorInvalidValue);
+    }
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, func, block_size, dynamic_shared);
+}
+
+/* The split of on-chip memory between L1 and shared memory is a preference a GPU may ignore, and
+ * the emulation has no cache: checked, then nothing to do. */
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
+{
+    if (!find_kernel(func)) {
+        return answer(cudaErrorInvalidDeviceFunction);
+    }
+    if ((int)config < 0 || (int)config > 3) {
+        return answer(cudaErrorInvalidValue);
+    }
+    return answer(cudaSuccess);
+}
+
+static enum cudaFuncCache device_cache_config = cudaFuncCachePreferNone;
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
+{
+    if ((int)config < 0 || (int)config > 3) {
+        return answer(cudaErrorInvalidValue);
+    }
+    device_cache_config = config;
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
+{
+    if (!config) {
+        return answer(cudaErrorInvalidValue);
+    }
+    *config = device_cache_config;
     return answer(cudaSuccess);
 }
 

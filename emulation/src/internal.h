@@ -44,6 +44,10 @@ struct kernel_info {
 };
 kernel_info *find_kernel(const void *func);
 
+/* Device variables (symbols.cpp): whether [p, p + bytes) lies in one registered `__device__` or
+ * `__constant__` variable, which counts as device memory. */
+bool symbol_range(const void *p, size_t bytes);
+
 /* The emulated device (api.cpp). */
 size_t device_shared_static(); /* what a block may declare statically (48 KiB) */
 size_t device_shared_optin();  /* what a block may have in all, with the opt-in (227 KiB) */

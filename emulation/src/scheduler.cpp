@@ -154,6 +154,23 @@ void register_kernel(const void *func, const char *name, const char *file, int l
     registry()[func] = kernel_info{func, name, file, line, invoke, (int)device_shared_static()};
 }
 
+const char TEMPLATE_INSTANCE[] = "(an instance of a kernel template)";
+
+void name_kernel(const void *func, const char *name, const char *file, int line)
+{
+    kernel_info *k = find_kernel(func);
+    if (k && k->name == TEMPLATE_INSTANCE) {
+        k->name = name;
+        k->file = file;
+        k->line = line;
+    }
+}
+
+bool kernel_known(const void *func)
+{
+    return registry().count(func) != 0;
+}
+
 kernel_info *find_kernel(const void *func)
 {
     auto it = registry().find(func);
