@@ -887,6 +887,14 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream)
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
+    if (current_thread) { /* device code (dynamic parallelism): a stream of its tree */
+        preempt_guard guard;
+        cudaError_t err = device_stream_create(stream, flags, "device code", 0);
+        if (err != cudaSuccess) {
+            current_thread->last_error = err;
+        }
+        return err;
+    }
     if (!stream) {
         return answer(cudaErrorInvalidValue);
     }
@@ -898,6 +906,9 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
+    if (current_thread) { /* device code: the work launched into it still runs */
+        return device_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    }
     stream_record *s = created(stream);
     if (!s) {
         return answer(cudaErrorInvalidResourceHandle);

@@ -13,6 +13,9 @@
  *   after the other, in the order they were made;
  * - the NULL stream: one stream per block of the parent, in order: a launch starts after the
  *   block's previous one into it is complete;
+ * - a stream device code created (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) in a
+ *   kernel): its launches in order, as the NULL stream's, and independent of every other stream;
+ *   cudaStreamDestroy lets the work already launched into it run;
  * - at most cudaLimitDevRuntimePendingLaunchCount launches (cudaDeviceSetLimit; 2048 by default)
  *   may be pending, launched and not yet started: the launch past it fails with
  *   cudaErrorLaunchPendingCountExceeded, which the launching thread's cudaGetLastError() gives.
@@ -60,7 +63,8 @@ struct grid_node {
     bool tail_started;
     /* Launches into the NULL stream that wait for this one (the same block's next ones). */
     std::vector<grid_node *> followers;
-    /* Per block of this grid (linear index): its last launch into the NULL stream. */
+    /* Per block of this grid (linear index), and per stream device code created: its last
+     * launch into that stream. */
     std::unordered_map<unsigned long long, grid_node *> block_stream_last;
 
     grid_node(const void *f, const config &c, invoke_fn inv, std::shared_ptr<void> cl,
@@ -79,8 +83,38 @@ static struct {
     size_t pending;                                /* launched and not started */
 } tree = {{}, {}, NULL, 0};
 
+/* The streams device code created (a handle each, never dereferenced), per tree. */
+static std::unordered_map<cudaStream_t, unsigned long long> device_streams;
+static std::vector<std::unique_ptr<char>> device_stream_handles;
+
+cudaError_t device_stream_create(cudaStream_t *stream, unsigned int flags, const char *file,
+                                 int line)
+{
+    if (!stream) {
+        return cudaErrorInvalidValue;
+    }
+    if (flags != cudaStreamNonBlocking) {
+        fprintf(stderr,
+                "emulation: %s:%d: a stream created in device code must be "
+                "cudaStreamNonBlocking (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))\n",
+                file, line);
+        return cudaErrorInvalidValue;
+    }
+    device_stream_handles.emplace_back(new char);
+    *stream = reinterpret_cast<cudaStream_t>(device_stream_handles.back().get());
+    device_streams[*stream] = device_streams.size() + 1;
+    return cudaSuccess;
+}
+
+bool device_stream_valid(cudaStream_t stream)
+{
+    return device_streams.count(stream) != 0;
+}
+
 void tree_begin()
 {
+    device_streams.clear();
+    device_stream_handles.clear();
     tree.nodes.clear();
     tree.ready.clear();
     tree.pending = 0;
@@ -133,17 +167,23 @@ cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn i
 {
     grid_node *parent = tree.running;
     launch_kind kind;
+    /* The launch's stream among the parent's ordered ones: its block's NULL stream, or a stream
+     * device code created (numbered past every block). */
+    unsigned long long ordered = block;
     if (c.stream == cudaStreamFireAndForget) {
         kind = FIRE_AND_FORGET;
     } else if (c.stream == cudaStreamTailLaunch) {
         kind = TAIL;
     } else if (c.stream == NULL) {
         kind = BLOCK_STREAM;
+    } else if (device_stream_valid(c.stream)) {
+        kind = BLOCK_STREAM;
+        ordered = (1ull << 63) | device_streams[c.stream];
     } else {
         fprintf(stderr,
                 "emulation: %s:%d: a launch from device code into a stream the host made (or "
                 "an unknown one): device code launches into cudaStreamFireAndForget, "
-                "cudaStreamTailLaunch or the NULL stream\n",
+                "cudaStreamTailLaunch, the NULL stream or a stream it created\n",
                 file, line);
         return cudaErrorInvalidResourceHandle;
     }
@@ -160,7 +200,7 @@ cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn i
     }
     parent->open_children++;
     if (kind == BLOCK_STREAM) {
-        grid_node *&last = parent->block_stream_last[block];
+        grid_node *&last = parent->block_stream_last[ordered];
         grid_node *before = last;
         last = n;
         if (before && !before->complete) {

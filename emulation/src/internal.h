@@ -84,6 +84,11 @@ void tree_begin();
 cudaError_t device_launch_enqueue(const void *func, const config &c, invoke_fn invoke,
                                   std::shared_ptr<void> closure, unsigned long long block,
                                   const char *file, int line);
+/** cudaStreamCreateWithFlags in device code: a stream of the tree (cudaStreamNonBlocking). */
+cudaError_t device_stream_create(cudaStream_t *stream, unsigned int flags, const char *file,
+                                 int line);
+/** Whether @p stream is one device code created in this tree. */
+bool device_stream_valid(cudaStream_t stream);
 /** Compare mode runs a grid again in another order: drops what its earlier run launched. */
 void tree_discard_launches();
 /** The root grid has run (@p root_error its fault, if any): runs the grids of the tree until

@@ -772,27 +772,18 @@ __attribute__((noinline)) static void complete_group(block *b, int id)
     g.used = false;
 }
 
-/* A call of a warp-level function that is wrong by itself: a mask without the caller, lanes the
- * block does not have, a bad width. */
+/* A call of a warp-level function that is wrong by itself: a mask without the caller, a bad
+ * width. */
 [[noreturn]] __attribute__((noinline, cold)) static void
 bad_warp_call(fiber *f, int op, unsigned mask, int width, const char *file, int line)
 {
     const char *name = warp_op_name(op);
-    block *b = f->blk;
-    unsigned warp = f->rank / 32u, lane = f->rank % 32u, have = warp_lanes(b, warp);
+    unsigned warp = f->rank / 32u, lane = f->rank % 32u;
     if (!((mask >> lane) & 1u)) {
         fault(cudaErrorLaunchFailure, file, line,
               "%s with mask 0x%08x, which leaves out the calling lane (lane %u of warp %u): a "
               "lane that calls a warp-level function must be in its mask (on a GPU: undefined)",
               name, mask, lane, warp);
-    }
-    if (mask & ~have) {
-        fault(cudaErrorLaunchFailure, file, line,
-              "%s with mask 0x%08x names %s of warp %u, which this block of %zu threads does not "
-              "have (its warp %u has %s): no thread can come there for them (on a GPU: "
-              "undefined); give the mask of the lanes that take part",
-              name, mask, lanes_text(mask & ~have).c_str(), warp, b->fibers.size(), warp,
-              lanes_text(have).c_str());
     }
     fault(cudaErrorLaunchFailure, file, line,
           "%s with width %d: the width must be a power of two from 1 to 32 (on a GPU: undefined)",
@@ -853,8 +844,11 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
     block *b = f->blk;
     (void)bytes;
     unsigned warp = f->rank / 32u, lane = f->rank % 32u;
-    unsigned have = warp_lanes(b, warp);
-    if (!((mask >> lane) & 1u) || (mask & ~have) ||
+    /* Lanes that the block does not have (its last warp may be partial) take no part, as on
+     * sm_70 and later, where a full mask in a block of 16 threads involves the 16 lanes that
+     * exist: the group is the lanes of the mask that exist. */
+    mask &= warp_lanes(b, warp);
+    if (!((mask >> lane) & 1u) ||
         (op >= WARP_SHFL_IDX && op <= WARP_SHFL_XOR &&
          (width < 1 || width > 32 || (width & (width - 1)) != 0))) {
         bad_warp_call(f, op, mask, width, file, line);

@@ -612,15 +612,44 @@ static int test_different_functions(void)
     return launch_error() != cudaSuccess ? 3 : 0;
 }
 
-__global__ void lanes_not_in_block_kernel(unsigned long long *out)
+/* A full mask in a warp the block does not fill: on sm_70 and later the lanes that exist take
+ * part (a block of 48 threads: warp 1 has lanes 0-15), so a ballot names them and an inclusive
+ * scan with __shfl_up_sync over a block of 16 threads is the scan of its 16 values. */
+__global__ void partial_warp_kernel(unsigned long long *out)
 {
-    out[threadIdx.x] = __ballot_sync(FULL, 1); /* LINE:lanes_not_in_block */
+    unsigned ballot = __ballot_sync(FULL, 1);
+    unsigned sum = threadIdx.x + 1u;
+    for (unsigned delta = 1; delta < 32; delta *= 2) {
+        unsigned up = __shfl_up_sync(FULL, sum, delta);
+        if (threadIdx.x % 32u >= delta) {
+            sum += up;
+        }
+    }
+    out[threadIdx.x] = ((unsigned long long)ballot << 32) | sum;
 }
 
-static int test_lanes_not_in_block(void)
+static int test_partial_warp(void)
 {
-    lanes_not_in_block_kernel<<<1, 48>>>(d_out);
-    return launch_error() != cudaSuccess ? 3 : 0;
+    unsigned long long h_out[48];
+    partial_warp_kernel<<<1, 48>>>(d_out);
+    if (launch_error() != cudaSuccess) {
+        return 3;
+    }
+    cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost);
+    for (unsigned r = 0; r < 48; r++) {
+        unsigned warp_first = r / 32u * 32u, want_sum = 0;
+        for (unsigned t = warp_first; t <= r; t++) {
+            want_sum += t + 1u;
+        }
+        unsigned long long want = ((unsigned long long)(r < 32 ? FULL : 0xFFFFu) << 32) | want_sum;
+        if (h_out[r] != want) {
+            printf("thread %u of a block of 48: ballot 0x%08x, scan %u; want 0x%08x, %u\n", r,
+                   (unsigned)(h_out[r] >> 32), (unsigned)h_out[r], (unsigned)(want >> 32),
+                   want_sum);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 __global__ void bad_width_kernel(unsigned long long *out)
@@ -1051,8 +1080,7 @@ static const struct test_case cases[] = {
     {"lane_returned", test_lane_returned, "lane 31 of warp 0|it never gets there", "all"},
     {"lane_at_barrier", test_lane_at_barrier, "lane 5 of warp 0|__syncthreads", "all"},
     {"different_functions", test_different_functions, "each waits for the other", "all"},
-    {"lanes_not_in_block", test_lanes_not_in_block,
-     "names lanes 16-31 of warp 1, which this block of 48 threads does not have", "all"},
+    {"partial_warp", test_partial_warp, NULL, NULL},
     {"bad_width", test_bad_width, "__shfl_sync with width 12", "all"},
     {"lane_spins", test_lane_spins, "deadlock|wait at __shfl_sync|thread 31 spin: polled with",
      "all"},
