@@ -8,7 +8,8 @@ For each lab, with no GPU and no CUDA Toolkit:
      mode (each launch run in every order, results compared: no race);
   2. the skeleton, as tools/skeleton writes it from the solution, fails every [emulate] test in
      every order, cleanly: an assertion's failure, never a crash or a hang;
-  3. the emulation's own device tests (emulation/tests/device_tests.cu): each warp-level function
+  3. the emulation's own device tests (emulation/tests/device_tests.cu, and race_tests.cu for
+     the race detector: each kind of race reported in every order, what is no race passing): each warp-level function
      computes what CUDA defines in every thread order, what a GPU leaves undefined or hangs on
      is reported with its line, and blocks that wait for each other (look-backs) complete;
   4. the grader without a GPU (grading/kitgrader/emulated.py) runs Lab 01's [emulate] tests in
@@ -26,6 +27,9 @@ For each lab, with no GPU and no CUDA Toolkit:
      samples write (tiles, constant memory, printf, device-side streams, arch guards...), each
      checking its own answer: each builds unmodified and passes in every order (and on a GPU:
      emulation/tests/run_on_gpu.sh);
+  7. the one list of the CUDA a lab may use (grading/kitgrader/allowlist.py, coverage.py): every
+     runtime call on it is defined here, every device call on it builds and runs, and the
+     handouts name only what it has;
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
 of the lab's emulated suite in every order.
 Everything is built first, by one make; then the labs (and the device tests) are checked side
@@ -144,34 +148,41 @@ def check_no_toolkit(checks, build):
                  % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
 
 
-DEVICE_TESTS_SOURCE = os.path.join(HERE, "tests", "device_tests.cu")
 DEVICE_ORDERS = ["forward", "reverse", "random:1", "compare"]
 
 
-def check_device_tests(checks, build, built):
-    """emulation/tests/device_tests.cu: every case in every order. A case that checks results
-    must exit 0 in every order; one the emulation must report must exit 3 (a launch failed)
-    with every phrase of its report, and the line of its marker, on stderr: in every order, or
-    (a case whose report depends on the order) in the order named, while forward passes."""
-    binary = os.path.join(build, "emulate", "tests", "device_tests")
-    if not checks.check("the device tests build with the host compiler alone",
+def check_device_tests(checks, build, built, name="device_tests"):
+    """emulation/tests/NAME.cu (device_tests, race_tests): every case in every order. A case
+    that checks results must exit 0 in every order; one the emulation must report must exit 3
+    (a launch failed) with every phrase of its report, and the line of its marker, on stderr: in
+    every order, or (a case whose report depends on the order) in the order named, while forward
+    passes. A case of the order "racecheck" runs with the race detector on in every order
+    (KIT_EMU_RACECHECK=1; by default it checks the forward order only) and must be reported, or
+    pass, in each: the detector does not depend on the order."""
+    binary = os.path.join(build, "emulate", "tests", name)
+    source = os.path.join(HERE, "tests", name + ".cu")
+    if not checks.check("the %s build with the host compiler alone" % name.replace("_", " "),
                         built):
         return
     listed = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, universal_newlines=True)
     markers = {}
-    with open(DEVICE_TESTS_SOURCE) as f:
+    with open(source) as f:
         for number, line in enumerate(f, 1):
             if "/* LINE:" in line:
                 markers[line.split("/* LINE:", 1)[1].split("*/", 1)[0].strip()] = number
     env = dict(os.environ, KIT_EMU_TIMEOUT="1",
                ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""))
     for row in listed.stdout.splitlines():
-        name, reports, where = row.split("\t")
+        case, reports, where = row.split("\t")
+        env.pop("KIT_EMU_RACECHECK", None)
+        if where == "racecheck":
+            env["KIT_EMU_RACECHECK"] = "1"
+            where = "all"
         problems = []
         for order in DEVICE_ORDERS:
             env["KIT_EMU_ORDER"] = order
             try:
-                done = subprocess.run([binary, name], env=env, stdout=subprocess.PIPE,
+                done = subprocess.run([binary, case], env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, universal_newlines=True,
                                       errors="replace", timeout=60)
             except subprocess.TimeoutExpired:
@@ -193,8 +204,8 @@ def check_device_tests(checks, build, built):
                                                                         said.strip()[-600:]))
                 continue
             wanted = reports.split("|")
-            if name in markers:
-                wanted.append("device_tests.cu:%d" % markers[name])
+            if case in markers:
+                wanted.append("%s.cu:%d" % (name, markers[case]))
             for text in wanted:
                 if text not in done.stderr:
                     problems.append("%s: the report does not say '%s': %s"
@@ -204,7 +215,8 @@ def check_device_tests(checks, build, built):
         else:
             about = "reported%s: %s" % ("" if where == "all" else " in order " + where +
                                         " (forward passes)", reports.replace("|", " ... "))
-        checks.check("device test %s: %s" % (name, about), not problems, "; ".join(problems))
+        checks.check("%s %s: %s" % (name.replace("_tests", " test"), case, about), not problems,
+                     "; ".join(problems))
 
 
 CORPUS = os.path.join(HERE, "corpus")
@@ -241,6 +253,40 @@ def check_corpus(checks, build, built):
                                                      done.stdout.strip()[-800:]))
         checks.check("corpus %s: its own check passes in every order and in compare mode"
                      % name, not problems, "; ".join(problems))
+
+
+def check_coverage(checks, build, built):
+    """The one list of the CUDA a lab may use (grading/kitgrader/allowlist.py, emulation/
+    coverage.py): every runtime call on it is defined by the emulation (the runtime probe links
+    and runs), every device statement on it builds and runs in every order (the device probe),
+    and the handouts' "What your code may call" name only what the list has."""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:" + os.environ.get("ASAN_OPTIONS", ""))
+    folder = os.path.join(build, "emulate", "coverage")
+    if checks.check("the list's runtime calls: the probe links with the emulation's runtime",
+                    built.get("runtime_probe", False)):
+        done = subprocess.run([os.path.join(folder, "runtime_probe")], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+        checks.check("the list's runtime calls: each is defined (%s)" % done.stdout.strip(),
+                     done.returncode == 0, done.stdout[-600:])
+    if checks.check("the list's device calls: the probe builds unmodified",
+                    built.get("device_probe", False)):
+        problems = []
+        for order in DEVICE_ORDERS:
+            env["KIT_EMU_ORDER"] = order
+            done = subprocess.run([os.path.join(folder, "device_probe")], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  universal_newlines=True, errors="replace", timeout=120)
+            if done.returncode != 0:
+                problems.append("%s: exit %d: %s" % (order, done.returncode,
+                                                     done.stdout.strip()[-800:]))
+        checks.check("the list's device calls: the probe runs in every order and in compare mode",
+                     not problems, "; ".join(problems))
+    handouts = subprocess.run([sys.executable, os.path.join(HERE, "coverage.py"), "--handouts",
+                               ROOT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+    checks.check("the handouts' \"What your code may call\" name only calls the list has",
+                 handouts.returncode == 0, handouts.stdout)
 
 
 def check_solution(checks, build, lab):
@@ -494,17 +540,24 @@ def main():
     jobs = int(os.environ.get("KIT_EMU_JOBS") or os.cpu_count() or 1)
     # One make builds everything (makes side by side would race on the objects they share).
     device_tests = os.path.join(build, "emulate", "tests", "device_tests")
+    race_tests = os.path.join(build, "emulate", "tests", "race_tests")
+    probes = {name: os.path.join(build, "emulate", "coverage", name)
+              for name in ("runtime_probe", "device_probe")}
     grader_env = os.path.join(build, "emulate", "grader.env")  # the grader's, without a GPU
     corpus = {name: os.path.join(build, "emulate", "corpus", name) for name in corpus_programs()}
-    if make(build, ["-j%d" % jobs, device_tests, grader_env] + list(corpus.values()) +
+    if make(build, ["-j%d" % jobs, device_tests, race_tests, grader_env] + list(corpus.values()) +
+            list(probes.values()) +
             [t for plan in plans for t in plan[2]], quiet=True):
         built = {plan[0]: True for plan in plans}
-        built["device tests"] = True
+        built["device tests"] = built["race tests"] = True
         built_corpus = {name: True for name in corpus}
+        built_probes = {name: True for name in probes}
     else:  # each again, alone, to say which failed and why
         built = {plan[0]: make(build, plan[2]) for plan in plans}
         built["device tests"] = make(build, [device_tests])
+        built["race tests"] = make(build, [race_tests])
         built_corpus = {name: make(build, [target]) for name, target in corpus.items()}
+        built_probes = {name: make(build, [target]) for name, target in probes.items()}
 
     output = ThreadOutput(sys.stdout)
     sys.stdout = output
@@ -519,7 +572,10 @@ def main():
                             have_fixtures) for plan in plans]
         done.append(pool.submit(checked, check_device_tests, checks, build,
                                 built["device tests"]))
+        done.append(pool.submit(checked, check_device_tests, checks, build,
+                                built["race tests"], "race_tests"))
         done.append(pool.submit(checked, check_corpus, checks, build, built_corpus))
+        done.append(pool.submit(checked, check_coverage, checks, build, built_probes))
         if "01-oddeven" in args.labs:
             done.append(pool.submit(checked, check_grader_without_gpu, checks, build))
         for future in done:

@@ -55,7 +55,12 @@ EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SA
 # a kernel's unused parameters or of a variable it sets and does not use yet, as a skeleton's
 # kernels have, of its own #pragma unroll, nor of a header's static __device__ function that
 # a file does not call).
-EMU_CUFLAGS := $(EMU_CXXFLAGS) -Wno-unused-parameter -Wno-unused-but-set-variable \
+# Student code is built so that the race detector sees every load and store (AddressSanitizer
+# calls a function for each, emulation/src/race.cpp), and so that a load stays where the code
+# has it: at -O1 the compiler sinks a load into the branch that uses its value, and an
+# out-of-bounds load before a bounds check would go unseen (a GPU's memcheck sees it).
+EMU_RACE_FLAGS := $(if $(EMU_SAN),--param asan-instrumentation-with-call-threshold=0)
+EMU_CUFLAGS := $(EMU_CXXFLAGS) $(EMU_RACE_FLAGS) -fno-tree-sink -Wno-unused-parameter -Wno-unused-but-set-variable \
                -Wno-unknown-pragmas -Wno-unused-function -D__CUDACC__ -include cuda_runtime.h -x c++
 EMU_HEADERS := $(wildcard emulation/include/*.h emulation/include/*/*.h)
 EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
@@ -188,6 +193,43 @@ $(EMU_BUILD)/corpus/%: $(EMU_BUILD)/corpus/src/%.cu $(EMU_RUNTIME_OBJ) $(EMU_BUI
 	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
 
 emulate-corpus: $(EMU_CORPUS)
+
+# The one list of the CUDA a lab may use (grading/kitgrader/allowlist.py) against the emulation
+# (emulation/coverage.py): a C program that takes the address of every runtime call on it, linked
+# with the emulation's runtime, and a CUDA program that runs every device statement on it.
+EMU_COVERAGE_SOURCES := emulation/coverage.py grading/kitgrader/allowlist.py
+
+$(EMU_BUILD)/coverage/runtime_probe.c: $(EMU_COVERAGE_SOURCES)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/coverage.py --runtime-probe $@
+
+$(EMU_BUILD)/coverage/runtime_probe: $(EMU_BUILD)/coverage/runtime_probe.c $(EMU_RUNTIME_OBJ) \
+        $(EMU_BUILD)/flags.stamp
+	$(EMU_CC) $(EMU_CFLAGS) -c $< -o $@.o
+	$(EMU_CXX) $(EMU_SAN) -o $@ $@.o $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
+
+$(EMU_BUILD)/coverage/device_probe.cu: $(EMU_COVERAGE_SOURCES)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/coverage.py --device-probe $@
+
+$(EMU_BUILD)/coverage/src/device_probe.cu: $(EMU_BUILD)/coverage/device_probe.cu emulation/cu2cpp.py \
+        $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d $<
+
+$(EMU_BUILD)/coverage/device_probe: $(EMU_BUILD)/coverage/src/device_probe.cu $(EMU_RUNTIME_OBJ) \
+        $(EMU_BUILD)/flags.stamp
+	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
+
+# The race detector's own tests (emulation/tests/race_tests.cu), built the same way.
+$(EMU_BUILD)/tests/src/race_tests.cu: emulation/tests/race_tests.cu emulation/cu2cpp.py \
+        $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(EMU_PYTHON) emulation/cu2cpp.py -o $@ --depfile $@.d $<
+
+$(EMU_BUILD)/tests/race_tests: $(EMU_BUILD)/tests/src/race_tests.cu $(EMU_RUNTIME_OBJ) \
+        $(EMU_BUILD)/flags.stamp
+	$(EMU_CXX) $(EMU_CUFLAGS) -o $@ $< -x none $(EMU_RUNTIME_OBJ) $(EMU_FIBER_LIBS)
 
 $(EMU_BUILD)/bench/src/emu_bench.cu: emulation/bench/emu_bench.cu emulation/cu2cpp.py $(EMU_HEADERS)
 	@mkdir -p $(@D)

@@ -66,6 +66,14 @@ struct thread_state {
     int no_preempt;
     /* What cudaGetLastError() gives in device code: the thread's last launch that failed. */
     cudaError_t last_error;
+    /* What the race detector (emulation/src/race.cpp) knows of the thread: its block's record
+     * (NULL: no detection), its rank there, whether it is inside an atomic, how many fences it
+     * has made and how many stores (a store's number tells two stores apart). */
+    void *race_block;
+    unsigned race_rank;
+    unsigned race_atomic;
+    unsigned race_fences;
+    unsigned race_stores;
 };
 
 /** The running GPU thread, or NULL while host code runs. */
@@ -111,6 +119,9 @@ KIT_EMU_HD inline thread_state &current(const char *what, const char *file, int 
  */
 [[noreturn]] void fault(cudaError_t err, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+
+/** A __threadfence() of the running thread, counted by the race detector (race.cpp). */
+KIT_EMU_HD void race_fence();
 
 /** A device feature the emulation does not model: stops the launch, naming it. */
 [[noreturn]] KIT_EMU_HD void unsupported(const char *what, const char *file, int line);
@@ -275,6 +286,9 @@ extern const char TEMPLATE_INSTANCE[]; /* the name of an instance not launched y
 /** Names an instance registered as TEMPLATE_INSTANCE after the kernel as launched. */
 void name_kernel(const void *func, const char *name, const char *file, int line);
 
+/* A kernel passed as `(const void *)kernel`: it is registered already, or unknown. */
+KIT_EMU_HD inline void know_kernel(const void *) {}
+
 template <typename... P>
 KIT_EMU_HD inline void know_kernel(void (*kernel)(P...), const char *name = TEMPLATE_INSTANCE,
                                    const char *file = "?", int line = 0)
@@ -338,11 +352,13 @@ KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
     thread_state *t = current_thread;
     if (t) {
         t->no_preempt++;
+        t->race_atomic++; /* its read and write are an atomic's, for the race detector */
     }
     T old = *address;
     T updated = op(old);
     *address = updated;
     if (t) {
+        t->race_atomic--;
         t->no_preempt--;
     }
     /* Bytes, not ==: a float that stays NaN has changed nothing either. */
@@ -389,11 +405,20 @@ KIT_EMU_HD inline int __syncthreads_or(int predicate, KIT_EMU_WHERE)
 }
 
 /* Memory fences order one thread's writes as other threads see them; with one OS thread every
- * write is seen at once, so they have nothing to do (what they guard on a GPU, the emulation
- * cannot check: README.md). */
-KIT_EMU_HD inline void __threadfence(void) {}
-KIT_EMU_HD inline void __threadfence_block(void) {}
-KIT_EMU_HD inline void __threadfence_system(void) {}
+ * write is seen at once. The race detector counts them: two halves of a word written with no
+ * fence between them may be read torn by another block (emulation/src/race.cpp). */
+KIT_EMU_HD inline void __threadfence(void)
+{
+    kit_emu::race_fence();
+}
+KIT_EMU_HD inline void __threadfence_block(void)
+{
+    __threadfence();
+}
+KIT_EMU_HD inline void __threadfence_system(void)
+{
+    __threadfence();
+}
 
 KIT_EMU_HD inline void __nanosleep(unsigned ns, KIT_EMU_WHERE)
 {
@@ -662,22 +687,8 @@ KIT_EMU_HD inline unsigned int max(unsigned int a, int b)
     return max(a, (unsigned)b);
 }
 
-KIT_EMU_HD inline uint2 make_uint2(unsigned int x, unsigned int y)
-{
-    return uint2{x, y};
-}
-KIT_EMU_HD inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z)
-{
-    return uint3{x, y, z};
-}
-KIT_EMU_HD inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)
-{
-    return uint4{x, y, z, w};
-}
-KIT_EMU_HD inline int2 make_int2(int x, int y)
-{
-    return int2{x, y};
-}
+/* make_int2, make_float4, ...: CUDA's make_ function for each vector type. */
+#include "vector_functions.h"
 
 /* ---- the runtime API's C++ overloads (cuda_runtime.h) ---------------------------------------- */
 

@@ -787,6 +787,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
     memset(p, MEMORY_POISON, size);
     allocations[(const char *)p] = size;
     allocated += size;
+    race_track(p, size, false, NULL);
     *ptr = p;
     return cudaSuccess;
 }
@@ -804,6 +805,7 @@ cudaError_t cudaFree(void *ptr)
     }
     allocated -= it->second;
     allocations.erase(it);
+    race_untrack(ptr);
     free(ptr);
     return answer(cudaSuccess);
 }

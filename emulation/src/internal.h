@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "asan.h"
@@ -18,7 +19,8 @@ namespace kit_emu
 enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
 
 /** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT, KIT_EMU_RESIDENT_BLOCKS,
- * KIT_EMU_PREEMPT. */
+ * KIT_EMU_PREEMPT, KIT_EMU_RACECHECK. */
+void read_settings();
 struct settings_t {
     order_kind order;
     bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
@@ -28,6 +30,9 @@ struct settings_t {
     unsigned resident_blocks; /* KIT_EMU_RESIDENT_BLOCKS: blocks of a launch (not cooperative)
                                  that run at once, in every order; 0: the order decides */
     bool preempt;             /* a thread that runs a slice without waiting lets others run */
+    int racecheck;            /* KIT_EMU_RACECHECK: 0 never, 1 in every order, 2 (the default)
+                                 in the forward order (race.cpp: what it finds does not depend
+                                 on the order, so one order suffices) */
 };
 extern settings_t settings;
 
@@ -43,6 +48,28 @@ struct kernel_info {
     int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
 };
 kernel_info *find_kernel(const void *func);
+
+/* The race detector (race.cpp): the memory it watches, and what orders threads. */
+/** Watches [p, p + bytes): device memory, or a block's shared variable (a read of a word no
+ * thread wrote is reported); @p name names it in reports (NULL: an allocation). */
+void race_track(const void *p, size_t bytes, bool shared, const char *name);
+void race_untrack(const void *p);
+/** A grid begins to run (a launch, or a grid of a tree): blocks of it are not ordered. */
+void race_grid_begins();
+/** A block begins: the record its threads' thread_state::race_block point at (NULL: off). */
+void *race_block_begins(unsigned threads);
+void race_block_ends(void *record);
+/** A __syncthreads of the block was released; a grid.sync() of the grid; a warp-level function
+ * completed for the lanes of @p mask of warp @p warp. */
+void race_barrier(void *record);
+void race_grid_synced();
+void race_warp_synced(void *record, unsigned warp, unsigned mask);
+/** After a round of the scheduler: a race two writes of different values made, or "". */
+std::string race_round_ends();
+/** Scheduler (scheduler.cpp): ends the launch for a race the running thread made. */
+[[noreturn]] void race_fault(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/** " at FILE:LINE (in FUNCTION)": the place of a code address of the program. */
+std::string code_place_of(const void *pc);
 
 /* Device variables (symbols.cpp): whether [p, p + bytes) lies in one registered `__device__` or
  * `__constant__` variable, which counts as device memory. */

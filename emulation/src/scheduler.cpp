@@ -51,7 +51,7 @@ thread_state *current_thread = NULL;
 
 settings_t settings;
 
-static void read_settings()
+void read_settings()
 {
     static bool done = false;
     if (done) {
@@ -65,6 +65,7 @@ static void read_settings()
     settings.spin_rounds = 20000;
     settings.resident_blocks = 0;
     settings.preempt = true;
+    settings.racecheck = 2;
     const char *order = getenv("KIT_EMU_ORDER");
     if (order && *order) {
         if (strcmp(order, "forward") == 0) {
@@ -98,6 +99,8 @@ static void read_settings()
     if (preempt && strcmp(preempt, "0") == 0) {
         settings.preempt = false;
     }
+    const char *racecheck = getenv("KIT_EMU_RACECHECK");
+    settings.racecheck = !racecheck || !*racecheck ? 2 : strcmp(racecheck, "0") == 0 ? 0 : 1;
 }
 
 const char *order_name()
@@ -241,6 +244,7 @@ struct block {
     size_t shared_bytes;
     void *dynamic;
     size_t dynamic_bytes;
+    void *race; /* the race detector's record of the block (race.cpp), or NULL */
 };
 
 enum escape_reason { ESCAPE_NONE, ESCAPE_TIMEOUT, ESCAPE_SEGV };
@@ -359,6 +363,29 @@ void fault(cudaError_t err, const char *file, int line, const char *format, ...)
     /* Back to the scheduler, never to be resumed: it drops the launch. */
     fiber_yield(&f->ctx);
     abort();
+}
+
+void race_fault(const char *format, ...)
+{
+    preempt_guard guard;
+    char message[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    fiber *f = running_fiber("a memory access", "?", 0);
+    report(active, "%s: %s", thread_name(f).c_str(), message);
+    active->error = cudaErrorLaunchFailure;
+    fiber_yield(&f->ctx);
+    abort(); /* never resumed */
+}
+
+static std::string code_place(void *const *pcs, int depth);
+
+std::string code_place_of(const void *pc)
+{
+    void *pcs[1] = {const_cast<void *>(pc)};
+    return code_place(pcs, 1);
 }
 
 void unsupported(const char *what, const char *file, int line)
@@ -565,6 +592,9 @@ void *shared_var(const void *tag, size_t bytes, size_t align, const char *name, 
     }
     b->shared.push_back(shared_instance{tag, p, bytes, name});
     b->shared_bytes += bytes;
+    if (b->race) {
+        race_track(p, bytes, true, name);
+    }
     return p;
 }
 
@@ -689,6 +719,7 @@ static unsigned long long shuffle_result(const warp_group &g, const fiber *lanes
 __attribute__((noinline)) static void complete_group(block *b, int id)
 {
     warp_group &g = b->groups[id];
+    race_warp_synced(b->race, g.warp, g.mask);
     fiber *lanes = &b->fibers[g.warp * 32u]; /* lane l: lanes[l], when the mask has it */
     unsigned long long common = 0; /* the result of every lane, for the votes and reductions */
     unsigned ballot = 0;
@@ -1461,6 +1492,7 @@ static bool release_block_barrier(block *b)
     }
     b->barrier_count = count;
     b->barrier_live = b->live;
+    race_barrier(b->race);
     for (fiber &f : b->fibers) {
         if (f.state == AT_BARRIER) {
             f.state = RUNNABLE;
@@ -1482,6 +1514,7 @@ static bool release_grid(std::vector<block *> &set)
             return false;
         }
     }
+    race_grid_synced();
     for (block *b : set) {
         for (fiber &f : b->fibers) {
             if (f.state == AT_GRID) {
@@ -1489,6 +1522,7 @@ static bool release_grid(std::vector<block *> &set)
             }
         }
         b->at_grid = 0;
+        race_barrier(b->race);
     }
     return true;
 }
@@ -1592,6 +1626,12 @@ static bool run_blocks(std::vector<block *> &set, rng &order_rng, block_feed *fe
                 return false;
             }
         }
+        std::string race = race_round_ends(); /* two writes of different values */
+        if (!race.empty()) {
+            report(active, "%s", race.c_str());
+            active->error = cudaErrorLaunchFailure;
+            return false;
+        }
         if (watchdog_fired) {
             report(active, "the kernel ran for more than KIT_EMU_TIMEOUT=%g s:%s",
                    settings.timeout_s, running_states().c_str());
@@ -1685,6 +1725,14 @@ static void block_start(block *b, const launch_state *l, unsigned long long line
         f.warp_param = 0;
         f.warp_width = 32;
         f.preempt_depth = 0;
+        f.ts.race_rank = r;
+        f.ts.race_atomic = 0;
+        f.ts.race_fences = 0;
+        f.ts.race_stores = 0;
+    }
+    b->race = race_block_begins(threads);
+    for (fiber &f : b->fibers) {
+        f.ts.race_block = b->race;
     }
     b->live = threads;
     b->at_barrier = b->at_grid = b->at_warp = b->at_activemask = b->exited = 0;
@@ -1695,6 +1743,9 @@ static void block_start(block *b, const launch_state *l, unsigned long long line
     b->shared_bytes = l->shmem;
     b->dynamic_bytes = l->shmem;
     b->dynamic = shared_alloc(l->shmem, 16);
+    if (b->race) {
+        race_track(b->dynamic, l->shmem, true, "the dynamic shared memory (extern __shared__)");
+    }
 }
 
 static void block_end(block *b)
@@ -1706,11 +1757,15 @@ static void block_end(block *b)
         }
     }
     for (const shared_instance &s : b->shared) {
+        race_untrack(s.address);
         free(s.address);
     }
     b->shared.clear();
+    race_untrack(b->dynamic);
     free(b->dynamic);
     b->dynamic = NULL;
+    race_block_ends(b->race);
+    b->race = NULL;
 }
 
 /* How many blocks of a launch (not cooperative) run at once. Forward and reverse: 3, so that a
@@ -1737,6 +1792,7 @@ static unsigned resident_blocks(const launch_state &l)
  * completes), and one that waits for a block that has not started is a deadlock. */
 static void run_grid(launch_state &l, unsigned long long blocks)
 {
+    race_grid_begins();
     rng order_rng(settings.seed * 0x100000001b3ull + l.number);
     l.blocks_total = blocks;
     l.blocks_started = 0;

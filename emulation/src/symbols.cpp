@@ -33,6 +33,7 @@ static std::map<const char *, symbol_info> &symbols()
 void register_symbol(const void *address, size_t bytes, const char *name)
 {
     symbols()[static_cast<const char *>(address)] = symbol_info{bytes, name};
+    race_track(address, bytes, false, name);
 }
 
 bool symbol_range(const void *p, size_t bytes)

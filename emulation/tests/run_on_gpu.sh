@@ -57,5 +57,19 @@ for source in emulation/corpus/*.cu; do
     fi
 done
 echo "emulation corpus on the GPU: $corpus_passed passed, $corpus_failed failed"
+
+# The device probe of the one list (emulation/coverage.py from grading/kitgrader/allowlist.py):
+# every device call a lab may make, built by nvcc and run, as the emulation builds and runs it.
+if python3 emulation/coverage.py --device-probe "$out/device_probe.cu" &&
+    # shellcheck disable=SC2086 # GENCODE holds several flags
+    nvcc $gencode -O2 -rdc=true "$out/device_probe.cu" -o "$out/device_probe" -lcudadevrt \
+        > "$out/device_probe.build.log" 2>&1 &&
+    timeout -k 5 60 "$out/device_probe" > "$out/device_probe.log" 2>&1; then
+    echo "ok    the list's device probe"
+else
+    failed=$((failed + 1))
+    echo "FAIL  the list's device probe"
+    tail -12 "$out/device_probe.build.log" "$out/device_probe.log" 2>/dev/null
+fi
 failed=$((failed + corpus_failed))
 [ "$failed" -eq 0 ]

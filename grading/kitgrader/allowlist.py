@@ -85,6 +85,135 @@ MATH = Group(
 GROUPS = (NVCC_GENERATED, CUDA_RUNTIME, KIT, C_LIBRARY, MATH)
 BASE = frozenset(name for group in GROUPS for name in group.names)
 
+
+# ---- what device code may call -----------------------------------------------------------------
+# Not imports (nvcc compiles them into the kernel), so the grader never reads them; listed here,
+# beside the host calls, as the one list of the CUDA a lab may use, which the CPU emulation must
+# build and run (emulation/coverage.py writes a kernel from the sample statements, built and run
+# by make check-emulate, and built by nvcc on a GPU host): each entry is (name, a statement that
+# uses it). The statements see: unsigned v (1 + the thread's index), int i, float x, double d,
+# long long ll, unsigned long long ull, unsigned *p (the thread's own 4 words), unsigned *shared
+# (a word all threads use through atomics), float *fp (a float all threads add to), unsigned
+# long long acc (what the statements add up), FULL (every lane), namespace cg.
+
+class DeviceGroup(NamedTuple):
+    key: str
+    title: str
+    calls: tuple  # (name, statement)
+
+
+DEVICE_GROUPS = (
+    DeviceGroup("sync", "barriers and fences", (
+        ("__syncthreads", "__syncthreads();"),
+        ("__syncthreads_count", "acc += __syncthreads_count(i & 1);"),
+        ("__syncthreads_and", "acc += __syncthreads_and(i > 0);"),
+        ("__syncthreads_or", "acc += __syncthreads_or(i > 3);"),
+        ("__syncwarp", "__syncwarp();"),
+        ("__threadfence", "__threadfence();"),
+        ("__threadfence_block", "__threadfence_block();"),
+        ("__threadfence_system", "__threadfence_system();"),
+    )),
+    DeviceGroup("warp", "warp-level functions", (
+        ("__shfl_sync", "acc += __shfl_sync(FULL, v, 3);"),
+        ("__shfl_up_sync", "acc += __shfl_up_sync(FULL, v, 1);"),
+        ("__shfl_down_sync", "acc += __shfl_down_sync(FULL, x, 2);"),
+        ("__shfl_xor_sync", "acc += __shfl_xor_sync(FULL, ull, 4);"),
+        ("__ballot_sync", "acc += __ballot_sync(FULL, v & 1);"),
+        ("__any_sync", "acc += __any_sync(FULL, v == 5);"),
+        ("__all_sync", "acc += __all_sync(FULL, v > 0);"),
+        ("__activemask", "acc += __popc(__activemask());"),
+        ("__match_any_sync", "acc += __match_any_sync(FULL, v / 4);"),
+        ("__match_all_sync", "{ int same; acc += __match_all_sync(FULL, 7u, &same) + same; }"),
+        ("__reduce_add_sync", "acc += __reduce_add_sync(FULL, v);"),
+        ("__reduce_min_sync", "acc += __reduce_min_sync(FULL, i);"),
+        ("__reduce_max_sync", "acc += __reduce_max_sync(FULL, v);"),
+        ("__reduce_and_sync", "acc += __reduce_and_sync(FULL, v);"),
+        ("__reduce_or_sync", "acc += __reduce_or_sync(FULL, v);"),
+        ("__reduce_xor_sync", "acc += __reduce_xor_sync(FULL, v);"),
+    )),
+    DeviceGroup("atomic", "atomics", (
+        ("atomicAdd", "acc += atomicAdd(shared, 1u) + (unsigned)atomicAdd(fp, 0.5f);"),
+        ("atomicSub", "acc += atomicSub(shared, 1u);"),
+        ("atomicExch", "acc += atomicExch(&p[1], v);"),
+        ("atomicMin", "acc += atomicMin(shared + 1, v);"),
+        ("atomicMax", "acc += atomicMax(shared + 1, v);"),
+        ("atomicAnd", "acc += atomicAnd(shared + 2, ~0u);"),
+        ("atomicOr", "acc += atomicOr(shared + 2, 0u);"),
+        ("atomicXor", "acc += atomicXor(shared + 2, 0u);"),
+        ("atomicInc", "acc += atomicInc(shared + 3, 1000u);"),
+        ("atomicDec", "acc += atomicDec(shared + 3, 1000u);"),
+        ("atomicCAS", "acc += atomicCAS(&p[2], 0u, v);"),
+    )),
+    DeviceGroup("bits", "integer and float intrinsics", (
+        ("__popc", "acc += __popc(v) + __popcll(ull);"),
+        ("__clz", "acc += __clz(i) + __clzll(ll);"),
+        ("__ffs", "acc += __ffs(i) + __ffsll(ll);"),
+        ("__brev", "acc += __brev(v) + (__brevll(ull) >> 40);"),
+        ("__byte_perm", "acc += __byte_perm(v, 0x01020304u, 0x3210);"),
+        ("__funnelshift_l", "acc += __funnelshift_l(v, v, 3) + __funnelshift_r(v, v, 5);"),
+        ("__umul24", "acc += __umul24(v, 3u) + (unsigned)__mul24(i, 3);"),
+        ("__umulhi", "acc += __umulhi(v, 0x80000000u) + (unsigned)__mulhi(i, 9);"),
+        ("__sad", "acc += __usad(v, 9u, 1u) + (unsigned)__sad(i, 9, 1);"),
+        ("__float_as_uint", "acc += __float_as_uint(x) + __float_as_int(x);"),
+        ("__uint_as_float", "acc += (unsigned)__uint_as_float(0x3f800000u + v);"),
+        ("__double_as_longlong", "acc += (unsigned long long)__double_as_longlong(d);"),
+        ("min", "acc += min(v, 7u) + max(i, 3) + umin(v, 2u) + umax(v, 2u);"),
+        ("__fdividef", "acc += (unsigned)(__fdividef(x, 2.0f) + __saturatef(x));"),
+        ("__expf", "acc += (unsigned)(__expf(1.0f) + __logf(x) + __powf(x, 2.0f));"),
+        ("rsqrtf", "acc += (unsigned)(10.0f * rsqrtf(x));"),
+    )),
+    DeviceGroup("memory", "loads, stores and time", (
+        ("__ldg", "acc += __ldg(&p[0]);"),
+        ("__ldcg", "acc += __ldcg(&p[0]);"),
+        ("__stcg", "__stcg(&p[3], v);"),
+        ("__nanosleep", "__nanosleep(100);"),
+        ("clock64", "acc += clock64() > 0;"),
+    )),
+    DeviceGroup("libc", "the C library on the device", (
+        ("printf", "if (v == 1) printf(\"probe: thread %u\\n\", v);"),
+        ("memcpy", "memcpy(&p[1], &p[0], sizeof p[0]);"),
+        ("memset", "memset(&p[2], 0, sizeof p[2]);"),
+        ("malloc", "{ unsigned *h = (unsigned *)malloc(8); if (h) { h[0] = v; acc += h[0]; "
+                   "free(h); } }"),
+        ("assert", "assert(v > 0);"),
+        ("sqrtf", "acc += (unsigned)(sqrtf(x) + log2f(x) + ceilf(x) + floorf(x) + fabsf(-x));"),
+        ("fminf", "acc += (unsigned)(fminf(x, 3.0f) + fmaxf(x, 3.0f) + powf(x, 2.0f));"),
+    )),
+    DeviceGroup("types", "vector types", (
+        ("make_uint2", "acc += make_uint2(v, 2u).y;"),
+        ("make_uint4", "acc += make_uint4(v, 1u, 2u, 3u).w;"),
+        ("make_int2", "acc += (unsigned)make_int2(i, 2).x;"),
+        ("make_float4", "acc += (unsigned)make_float4(x, x, x, x).z;"),
+    )),
+    DeviceGroup("cg", "cooperative groups", (
+        ("this_thread_block", "{ cg::thread_block b = cg::this_thread_block(); b.sync(); "
+                              "acc += b.thread_rank(); }"),
+        ("tiled_partition", "{ cg::thread_block_tile<32> t = "
+                            "cg::tiled_partition<32>(cg::this_thread_block()); "
+                            "acc += t.shfl(v, 0) + t.ballot(v & 1); }"),
+        ("cg::reduce", "{ cg::thread_block_tile<16> t = "
+                       "cg::tiled_partition<16>(cg::this_thread_block()); "
+                       "acc += cg::reduce(t, v, cg::plus<unsigned>()); }"),
+        ("cg::inclusive_scan", "{ cg::thread_block_tile<8> t = "
+                               "cg::tiled_partition<8>(cg::this_thread_block()); "
+                               "acc += cg::inclusive_scan(t, v); }"),
+        ("coalesced_threads", "{ cg::coalesced_group g = cg::coalesced_threads(); "
+                              "acc += g.size(); }"),
+    )),
+    DeviceGroup("dp", "launches from device code (Lab 05)", (
+        ("cudaStreamFireAndForget", "if (v == 1) { probe_child<<<1, 1, 0, "
+                                    "cudaStreamFireAndForget>>>(p); }"),
+        ("cudaStreamTailLaunch", "if (v == 2) { probe_child<<<1, 1, 0, "
+                                 "cudaStreamTailLaunch>>>(p); }"),
+        ("cudaStreamCreateWithFlags", "if (v == 3) { cudaStream_t s; "
+                                      "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); "
+                                      "probe_child<<<1, 1, 0, s>>>(p); cudaStreamDestroy(s); }"),
+        ("cudaGetLastError", "acc += (unsigned)cudaGetLastError() + "
+                             "(unsigned)cudaPeekAtLastError();"),
+    )),
+)
+DEVICE_NAMES = frozenset(name for group in DEVICE_GROUPS for name, _ in group.calls)
+
 # Names nvcc generates with a suffix of its own: an object built with -rdc=true (dynamic
 # parallelism, Lab 05) imports __cudaRegisterLinkedBinary_<an id from the file's path>.
 NVCC_GENERATED_PREFIXES = ("__cudaRegisterLinkedBinary_",)
