@@ -355,6 +355,15 @@ static void test_scan_levels(void)
     }
 }
 
+/* The recursion of 4.1 at its second level, once, for the CPU emulation (make emulate), where
+ * levels_of_blocks takes a minute: t * t + t + 1 values make t + 2 blocks, whose t + 2 block sums
+ * take two blocks of their own, whose sums take one more. */
+static void test_scan_two_levels(void)
+{
+    const size_t t = RADIX_SCAN_TILE;
+    check_scan(t * t + t + 1, KIT_DIST_UNIFORM, seed_for(16, t * t + t + 1), 0, 0);
+}
+
 static void test_scan_large_2_24(void)
 {
     for (size_t k = 0; k < SCAN_DIST_COUNT; k++) {
@@ -1370,6 +1379,7 @@ void kit_register_suites(void)
     kit_add_marked_test(s, "one_block", test_scan_block, KIT_TEST_EMULATE);
     kit_add_test(s, "all_sizes", test_scan_sizes);
     kit_add_test(s, "levels_of_blocks", test_scan_levels);
+    kit_add_marked_test(s, "two_levels", test_scan_two_levels, KIT_TEST_EMULATE);
     kit_add_test(s, "large_2_24", test_scan_large_2_24);
     kit_add_test(s, "large_2_26", test_scan_large_2_26);
     kit_add_test(s, "large_2_28", test_scan_large_2_28);

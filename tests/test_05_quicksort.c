@@ -782,10 +782,12 @@ void kit_register_suites(void)
     kit_add_marked_test(s, "quick", test_sort_quick, QUICK_MARKS);
     kit_add_test(s, "small_sizes", test_sort_small_sizes);
     kit_add_test(s, "medium_sizes", test_sort_medium_sizes);
-    kit_add_test(s, "pending_limit_too_low", test_sort_limit_too_low);
+    /* Marked for the emulation too: they reach what no quick test does (a launch that fails
+     * and is counted, a limit the tree must fit), in a few seconds there. */
+    kit_add_marked_test(s, "pending_limit_too_low", test_sort_limit_too_low, KIT_TEST_EMULATE);
     kit_add_test(s, "pending_limit_well_below_need", test_sort_limit_well_below);
     kit_add_test(s, "pending_limit_just_below_need", test_sort_limit_just_below);
-    kit_add_test(s, "pending_limit_at_need", test_sort_limit_at_need);
+    kit_add_marked_test(s, "pending_limit_at_need", test_sort_limit_at_need, KIT_TEST_EMULATE);
     kit_add_test(s, "pending_limit_far_above_need", test_sort_limit_far_above);
     kit_add_test(s, "large_2_22_hard_inputs", test_sort_large_hard_inputs);
     kit_add_test(s, "large_2_24_cdp", test_sort_large_2_24_cdp);
