@@ -87,7 +87,8 @@ int main(void)
     }
     if (path != want_path || !host_side()) {
         printf("branch taken %u by code built for sm_%d (want %u); host sees __CUDA_ARCH__: "
-               "%s\n", path, arch, want_path, host_side() ? "no" : "yes");
+               "%s\n",
+               path, arch, want_path, host_side() ? "no" : "yes");
         return 1;
     }
     printf("ok\n");

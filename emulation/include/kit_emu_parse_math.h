@@ -13,29 +13,30 @@
 
 #define KIT_EMU_D __attribute__((device))
 /* name(x), name(x, y), name(x, y, z): double name and float name##f, in C; float name in C++. */
-#define KIT_EMU_MATH_1(name)                                                                          \
-    extern "C" KIT_EMU_D double name(double);                                                         \
-    extern "C" KIT_EMU_D float name##f(float);                                                        \
+#define KIT_EMU_MATH_1(name)                                                                       \
+    extern "C" KIT_EMU_D double name(double);                                                      \
+    extern "C" KIT_EMU_D float name##f(float);                                                     \
     KIT_EMU_D float name(float);
-#define KIT_EMU_MATH_2(name)                                                                          \
-    extern "C" KIT_EMU_D double name(double, double);                                                 \
-    extern "C" KIT_EMU_D float name##f(float, float);                                                 \
+#define KIT_EMU_MATH_2(name)                                                                       \
+    extern "C" KIT_EMU_D double name(double, double);                                              \
+    extern "C" KIT_EMU_D float name##f(float, float);                                              \
     KIT_EMU_D float name(float, float);
-#define KIT_EMU_MATH_3(name)                                                                          \
-    extern "C" KIT_EMU_D double name(double, double, double);                                         \
-    extern "C" KIT_EMU_D float name##f(float, float, float);                                          \
+#define KIT_EMU_MATH_3(name)                                                                       \
+    extern "C" KIT_EMU_D double name(double, double, double);                                      \
+    extern "C" KIT_EMU_D float name##f(float, float, float);                                       \
     KIT_EMU_D float name(float, float, float);
 /* f(x, extra): frexp(x, int *), ldexp(x, int), ... */
-#define KIT_EMU_MATH_X(name, extra_d, extra_f)                                                        \
-    extern "C" KIT_EMU_D double name(double, extra_d);                                                \
-    extern "C" KIT_EMU_D float name##f(float, extra_f);                                               \
+#define KIT_EMU_MATH_X(name, extra_d, extra_f)                                                     \
+    extern "C" KIT_EMU_D double name(double, extra_d);                                             \
+    extern "C" KIT_EMU_D float name##f(float, extra_f);                                            \
     KIT_EMU_D float name(float, extra_f);
 /* r f(x): an integer of a real */
-#define KIT_EMU_MATH_R(r, name)                                                                       \
-    extern "C" KIT_EMU_D r name(double);                                                              \
-    extern "C" KIT_EMU_D r name##f(float);                                                            \
+#define KIT_EMU_MATH_R(r, name)                                                                    \
+    extern "C" KIT_EMU_D r name(double);                                                           \
+    extern "C" KIT_EMU_D r name##f(float);                                                         \
     KIT_EMU_D r name(float);
 
+/* clang-format off */
 KIT_EMU_MATH_1(acos) KIT_EMU_MATH_1(asin) KIT_EMU_MATH_1(atan) KIT_EMU_MATH_1(acosh)
 KIT_EMU_MATH_1(asinh) KIT_EMU_MATH_1(atanh) KIT_EMU_MATH_1(cbrt) KIT_EMU_MATH_1(ceil)
 KIT_EMU_MATH_1(cos) KIT_EMU_MATH_1(cosh) KIT_EMU_MATH_1(erf) KIT_EMU_MATH_1(erfc)
@@ -53,8 +54,9 @@ KIT_EMU_MATH_X(frexp, int *, int *) KIT_EMU_MATH_X(ldexp, int, int)
 KIT_EMU_MATH_X(scalbn, int, int) KIT_EMU_MATH_X(modf, double *, float *)
 KIT_EMU_MATH_R(int, ilogb) KIT_EMU_MATH_R(long, lround) KIT_EMU_MATH_R(long long, llround)
 KIT_EMU_MATH_R(long, lrint) KIT_EMU_MATH_R(long long, llrint)
+    /* clang-format on */
 
-extern "C" KIT_EMU_D int abs(int);
+    extern "C" KIT_EMU_D int abs(int);
 extern "C" KIT_EMU_D long labs(long);
 extern "C" KIT_EMU_D long long llabs(long long);
 extern "C" KIT_EMU_D void sincos(double, double *, double *);

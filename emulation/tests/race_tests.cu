@@ -162,7 +162,8 @@ static int test_warp_synchronous(void)
     return launched();
 }
 
-/* ---- what looks like a race and is not -------------------------------------------------------- */
+/* ---- what looks like a race and is not --------------------------------------------------------
+ */
 
 /* Atomics on a shared counter, a flag several threads set to the same value, a slot read by many
  * after a barrier, neighbours exchanged within a warp through __syncwarp, and a "last block"
@@ -214,7 +215,8 @@ static int test_not_races(void)
     return 0;
 }
 
-/* ---- the cases ---------------------------------------------------------------------------------- */
+/* ---- the cases ----------------------------------------------------------------------------------
+ */
 
 struct test_case {
     const char *name;
@@ -240,8 +242,7 @@ int main(int argc, char **argv)
     size_t count = sizeof cases / sizeof cases[0];
     if (argc == 2 && strcmp(argv[1], "-l") == 0) {
         for (size_t i = 0; i < count; i++) {
-            printf("%s\t%s\tracecheck\n", cases[i].name,
-                   cases[i].reports ? cases[i].reports : "-");
+            printf("%s\t%s\tracecheck\n", cases[i].name, cases[i].reports ? cases[i].reports : "-");
         }
         return 0;
     }
