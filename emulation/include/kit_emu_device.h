@@ -308,7 +308,6 @@ KIT_EMU_HD kernel_call<P...> launch(void (*kernel)(P...), const config &c, const
     return kernel_call<P...>{kernel, c, file, line};
 }
 
-
 template <typename... P, size_t... I>
 void call_with_args(void (*kernel)(P...), void **args, std::index_sequence<I...>)
 {
@@ -319,7 +318,6 @@ template <typename... P> void invoke_with_args(const void *func, void **args)
 {
     call_with_args((void (*)(P...))func, args, std::index_sequence_for<P...>{});
 }
-
 
 /** Records a `__device__` or `__constant__` variable of the program, so that the symbol calls
  * find it and copies to it count as copies to device memory (cu2cpp.py writes one per such
@@ -742,9 +740,10 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *b
  * resident on an SM, the larger block on a tie; and the grid that fills the device with it.
  */
 template <class T, class SharedOf>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
-    int *min_grid, int *block_size, T func, SharedOf shared_of, int limit = 0,
-    unsigned int flags = cudaOccupancyDefault)
+inline cudaError_t
+cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *min_grid, int *block_size, T func,
+                                                        SharedOf shared_of, int limit = 0,
+                                                        unsigned int flags = cudaOccupancyDefault)
 {
     if (!min_grid || !block_size) {
         return cudaErrorInvalidValue;
@@ -821,17 +820,15 @@ inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t c
     return cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
-                                        size_t offset = 0,
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count, size_t offset = 0,
                                         enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
 {
     return cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
 }
 template <class T>
-inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
-                                           size_t offset = 0,
-                                           enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
-                                           cudaStream_t stream = 0)
+inline cudaError_t
+cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
+                        enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
 {
     return cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, stream);
 }

@@ -901,8 +901,7 @@ static int test_dp_tail(void)
     }
     cudaMemcpy(h_out, d_out, 3 * sizeof *h_out, cudaMemcpyDeviceToHost);
     if (h_out[0] != 41 || h_out[1] != 42 || h_out[2] != 43) {
-        printf("tail launches: got %llu %llu %llu, want 41 42 43\n", h_out[0], h_out[1],
-               h_out[2]);
+        printf("tail launches: got %llu %llu %llu, want 41 42 43\n", h_out[0], h_out[1], h_out[2]);
         return 1;
     }
     return 0;
