@@ -320,6 +320,31 @@ class Rewriter:
         return b"".join(out)
 
 
+def toolkit_headers(tu):
+    """The headers the file reached in a CUDA installation (a system include folder may hold the
+    Toolkit's headers, or links to them: /usr/local/include/vector_types.h): (the header, the
+    file and line that included it), the first one each includer reached. The emulation's own
+    headers stand for CUDA's; anything else of CUDA's would be compiled by accident."""
+    own = os.path.realpath(EMU_INCLUDE) + os.sep
+    inclusions = list(tu.get_includes())
+    toolkit = {os.path.realpath(i.include.name) for i in inclusions
+               if "cuda" in os.path.realpath(i.include.name).lower() and
+               not os.path.realpath(i.include.name).startswith(own)}
+    found, seen = [], set()
+    for inclusion in inclusions:
+        path = inclusion.include.name
+        if os.path.realpath(path) not in toolkit:
+            continue
+        by = inclusion.source.name if inclusion.source else "?"
+        if os.path.realpath(by) in toolkit:
+            continue  # a CUDA header's own includes: its includer is named already
+        if (path, by) not in seen:
+            seen.add((path, by))
+            where = "%s:%d" % (os.path.relpath(by), inclusion.location.line)
+            found.append((path, where))
+    return found
+
+
 # What __CUDA_ARCH__ is in device code: the emulated device's compute capability (sm_90).
 CUDA_ARCH = 900
 
@@ -403,6 +428,15 @@ def main():
         clang_args += ["-include", os.path.abspath(args.first)]
     clang_args += ["-I" + i for i in args.includes] + ["-D" + d for d in args.defines]
     tu = ci.Index.create().parse(args.source, args=clang_args)
+    foreign = toolkit_headers(tu)
+    if foreign:
+        for included, by in foreign:
+            print("%s: includes %s from a CUDA installation: the emulation has no %s (it never "
+                  "uses the CUDA Toolkit's headers): run this on a GPU"
+                  % (by, included, os.path.basename(included)), file=sys.stderr)
+        print("cu2cpp: %s needs a header the emulation does not have" % args.source,
+              file=sys.stderr)
+        return 1
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
         for d in tu.diagnostics:
