@@ -1,0 +1,8 @@
+/*
+ * cuda_device_runtime_api.h of the kit's CPU emulation (emulation/README.md): in CUDA, the runtime
+ * calls device code may make (dynamic parallelism). The emulation has them in cuda_runtime_api.h
+ * (and the device side in cuda_runtime.h), which the build includes first in every .cu file: this
+ * header only includes it again, so that code that includes it by name builds, and never reaches a
+ * CUDA installation's.
+ */
+#include "cuda_runtime.h"
