@@ -6,6 +6,8 @@
  */
 #ifndef KIT_EMU_CUDA_RUNTIME_H
 #define KIT_EMU_CUDA_RUNTIME_H
+/* CUDA's own guard of this header, which code may test. */
+#define __CUDA_RUNTIME_H__
 
 #include "cuda_runtime_api.h"
 

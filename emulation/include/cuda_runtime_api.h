@@ -14,6 +14,13 @@
 /** Set when the kit is built against the emulation (never by the CUDA Toolkit). */
 #define KIT_EMULATION 1
 
+/* The include guards of the CUDA headers this one stands for: code tests them to know what it
+ * has (the samples' helper_cuda.h defines checkCudaErrors only #ifdef __DRIVER_TYPES_H__). */
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_TYPES_H__
+
 /** The CUDA release whose semantics the emulation follows (CUDA 13.0). */
 #define CUDART_VERSION 13000
 #define CUDA_VERSION 13000

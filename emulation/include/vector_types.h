@@ -20,6 +20,8 @@
 
 #ifndef KIT_EMU_VECTOR_TYPES_H
 #define KIT_EMU_VECTOR_TYPES_H
+/* CUDA's own guard of this header, which code may test. */
+#define __VECTOR_TYPES_H__
 
 #ifdef __cplusplus
 extern "C" {
