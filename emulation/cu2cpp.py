@@ -33,6 +33,7 @@ format) or uses something the rewrite cannot handle (a message names it); 2 no l
 import argparse
 import glob
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -320,16 +321,29 @@ class Rewriter:
         return b"".join(out)
 
 
+def in_cuda_installation(path):
+    """Whether @p path (a real path) lies in a CUDA installation's include folder: a folder
+    named cuda, cuda-13.0, cuda_runtime (pip's nvidia packages)... with an include folder below
+    it (/usr/local/cuda-13.0/include, /usr/local/cuda/targets/x86_64-linux/include). Never the
+    emulation's own headers, nor a file of the kit or a student's that has cuda in its name."""
+    if path.startswith(os.path.realpath(EMU_INCLUDE) + os.sep):
+        return False
+    parts = path.split(os.sep)[:-1]
+    for i, part in enumerate(parts):
+        if re.match(r"(cuda(-\d+(\.\d+)*)?|cuda_(runtime|nvcc|cccl|cupti|nvrtc))$",
+                    part.lower()) and "include" in parts[i + 1:]:
+            return True
+    return False
+
+
 def toolkit_headers(tu):
     """The headers the file reached in a CUDA installation (a system include folder may hold the
     Toolkit's headers, or links to them: /usr/local/include/vector_types.h): (the header, the
     file and line that included it), the first one each includer reached. The emulation's own
     headers stand for CUDA's; anything else of CUDA's would be compiled by accident."""
-    own = os.path.realpath(EMU_INCLUDE) + os.sep
     inclusions = list(tu.get_includes())
     toolkit = {os.path.realpath(i.include.name) for i in inclusions
-               if "cuda" in os.path.realpath(i.include.name).lower() and
-               not os.path.realpath(i.include.name).startswith(own)}
+               if in_cuda_installation(os.path.realpath(i.include.name))}
     found, seen = [], set()
     for inclusion in inclusions:
         path = inclusion.include.name
