@@ -47,13 +47,17 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from run_emulated import default_orders
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FIXTURES = os.path.join(HERE, "fixtures")
 FIXTURE_PATCH = os.path.join(ROOT, "grading", "tests", "fixture_patch.py")
 GRADER_FIXTURES = os.path.join(ROOT, "grading", "tests", "fixtures", "gpu")
 RUN = [sys.executable, os.path.join(HERE, "run_emulated.py")]
-ALL_ORDERS = "forward,reverse,random:1,compare"
+# The thread orders of make emulate (emulation/orders.txt), and compare mode with them.
+DEFAULT_ORDERS = default_orders()
+ALL_ORDERS = DEFAULT_ORDERS + ",compare"
 
 
 class ThreadOutput:
@@ -141,14 +145,16 @@ def check_no_toolkit(checks, build):
     own = os.path.join(HERE, "include") + os.sep
     cuda = sorted({os.path.relpath(h, ROOT) for h in headers
                    if os.path.realpath(h).startswith(own)})
-    foreign = sorted(h for h in headers if "cuda" in h.lower() and
+    # (by the header's real path: a system include folder may hold links to the Toolkit's
+    # headers, /usr/local/include/vector_types.h -> /usr/local/cuda-13.0/include/...)
+    foreign = sorted(h for h in headers if "cuda" in os.path.realpath(h).lower() and
                      not os.path.realpath(h).startswith(ROOT + os.sep))
     checks.check("no CUDA Toolkit: the objects include no header from outside the kit with "
                  "'cuda' in its path; their CUDA headers are the emulation's (%s)"
                  % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
 
 
-DEVICE_ORDERS = ["forward", "reverse", "random:1", "compare"]
+DEVICE_ORDERS = ALL_ORDERS.split(",")
 
 
 def check_device_tests(checks, build, built, name="device_tests"):
@@ -303,7 +309,7 @@ def check_solution(checks, build, lab):
 def check_skeleton(checks, build, lab):
     name, test = lab_parts(lab)
     binary = os.path.join(build, "emulate", "skeleton", test)
-    results, output, status = run_emulated(binary, "forward,reverse,random:1")
+    results, output, status = run_emulated(binary, DEFAULT_ORDERS)
     ran = results["results"]
     clean = all(o["status"] == "fail" for r in ran for o in r["orders"].values())
     told = all(any("not written yet" in line for o in r["orders"].values() for line in o["why"])

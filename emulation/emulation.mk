@@ -25,8 +25,9 @@ EMU_PYTHON ?= python3
 EMU_CXX ?= g++
 EMU_CC ?= gcc
 EMU_VARIANT ?= student
-# Thread orders of make emulate: each [emulate] test runs once in each.
-EMU_ORDERS ?= forward,reverse,random:1
+# Thread orders of make emulate: each [emulate] test runs once in each (the list:
+# emulation/orders.txt, which run_emulated.py and check_emulation.py read too).
+EMU_ORDERS ?= $(shell sed -e '/^\#/d' emulation/orders.txt)
 
 # What this machine has (Boost.Context, AddressSanitizer), found once by emulation/configure.sh,
 # which stops with the command to run when something is missing: the first step of emulate,

@@ -111,9 +111,9 @@ int resident_blocks(unsigned threads, size_t dynamic_shared)
 static void properties(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
-    const char *order = order_name(); /* (reads the settings, once) */
+    read_settings(); /* (once) */
     snprintf(p->name, sizeof p->name, "kit emulation on the CPU (%s order, no GPU)",
-             settings.compare ? "compare: each launch in every" : order);
+             thread_order.compare ? "compare: each launch in every" : thread_order.name());
     p->totalGlobalMem = GLOBAL_MEMORY;
     p->sharedMemPerBlock = SHARED_STATIC;
     p->regsPerBlock = 65536;
@@ -402,14 +402,11 @@ void stream_ready_for(cudaStream_t s)
 /* After work is issued: how far the GPU gets meanwhile, as the thread order says. */
 static void gpu_progress()
 {
-    order_name(); /* (reads the settings, once) */
-    if (current_thread || settings.compare || settings.order == ORDER_FORWARD) {
+    read_settings(); /* (once) */
+    if (current_thread || thread_order.compare || thread_order.kind == ORDER_FORWARD) {
         return;
     }
-    static uint64_t state = 0;
-    if (state == 0) {
-        state = settings.seed * 0x9e3779b97f4a7c15ull + 1;
-    }
+    static order_random random = thread_order.streams_random();
     for (;;) {
         std::vector<stream_record *> ready;
         for (stream_record *s : stream_list) {
@@ -420,17 +417,17 @@ static void gpu_progress()
         if (ready.empty()) {
             return;
         }
-        if (settings.order == ORDER_REVERSE) {
+        if (thread_order.kind == ORDER_REVERSE) {
             for (auto it = ready.rbegin(); it != ready.rend(); ++it) {
                 run_head(*it);
             }
             continue;
         }
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17; /* xorshift64 */
-        if (state % 2 == 0) {
+        uint64_t r = random.next();
+        if (r % 2 == 0) {
             return; /* the GPU stops here for now */
         }
-        run_head(ready[(state >> 1) % ready.size()]);
+        run_head(ready[(r >> 1) % ready.size()]);
     }
 }
 
@@ -693,6 +690,15 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin:
         *value = (int)p.sharedMemPerBlockOptin;
+        break;
+    case cudaDevAttrClockRate: /* kHz, as an H100's boost clock: a number to print, no more */
+        *value = 1980000;
+        break;
+    case cudaDevAttrIntegrated:
+        *value = 0;
+        break;
+    case cudaDevAttrComputeMode: /* any process may use it */
+        *value = cudaComputeModeDefault;
         break;
     default:
         fprintf(stderr,

@@ -231,15 +231,14 @@ void tree_discard_launches()
 }
 
 /* The next grid to start, as the thread order picks it. */
-static grid_node *take_ready(unsigned long long &random_state)
+static grid_node *take_ready(order_random &random)
 {
     grid_node *n;
-    if (settings.order == ORDER_REVERSE) {
+    if (thread_order.kind == ORDER_REVERSE) {
         n = tree.ready.back();
         tree.ready.pop_back();
-    } else if (settings.order == ORDER_RANDOM) {
-        random_state = random_state * 6364136223846793005ull + 1442695040888963407ull;
-        size_t at = (size_t)(random_state >> 33) % tree.ready.size();
+    } else if (thread_order.kind == ORDER_RANDOM) {
+        size_t at = (size_t)random.next() % tree.ready.size();
         n = tree.ready[at];
         tree.ready[at] = tree.ready.back();
         tree.ready.pop_back();
@@ -256,9 +255,9 @@ cudaError_t tree_finish(cudaError_t root_error)
     root->ran = true;
     settle(root);
     cudaError_t err = root_error;
-    unsigned long long random_state = settings.seed;
+    order_random random = thread_order.tree_random();
     while (err == cudaSuccess && !tree.ready.empty()) {
-        grid_node *n = take_ready(random_state);
+        grid_node *n = take_ready(random);
         tree.pending--;
         tree.running = n;
         err = run_device_grid(n->func, n->cfg, n->invoke, n->closure.get(), n->file, n->line);

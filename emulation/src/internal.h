@@ -1,14 +1,19 @@
-/* What the two halves of the emulation's runtime share: api.cpp (the host API: errors, the
- * emulated device, memory, streams, events) and scheduler.cpp (launches and device code). */
+/* What the parts of the emulation's runtime share: api.cpp (the host API: errors, the emulated
+ * device, memory, streams, events), device_launch.cpp, symbols.cpp, race.cpp, and the files of
+ * the device side (launches and device code: launch_state.h lists them, and what they share
+ * with each other alone). */
 #ifndef KIT_EMU_INTERNAL_H
 #define KIT_EMU_INTERNAL_H
 
 #define KIT_EMU_RUNTIME 1
 #include "cuda_runtime.h"
 
+#include <stdint.h>
+
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "asan.h"
@@ -16,15 +21,12 @@
 namespace kit_emu
 {
 
-enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
+/* ---- the settings and the thread order of this run (order.cpp) ---- */
 
-/** Read once from the environment: KIT_EMU_ORDER, KIT_EMU_TIMEOUT, KIT_EMU_RESIDENT_BLOCKS,
- * KIT_EMU_PREEMPT, KIT_EMU_RACECHECK. */
+/** Read once from the environment: KIT_EMU_ORDER (thread_order), KIT_EMU_TIMEOUT,
+ * KIT_EMU_RESIDENT_BLOCKS, KIT_EMU_PREEMPT, KIT_EMU_RACECHECK. */
 void read_settings();
 struct settings_t {
-    order_kind order;
-    bool compare; /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
-    unsigned long long seed;
     double timeout_s;
     unsigned long spin_rounds;
     unsigned resident_blocks; /* KIT_EMU_RESIDENT_BLOCKS: blocks of a launch (not cooperative)
@@ -36,8 +38,74 @@ struct settings_t {
 };
 extern settings_t settings;
 
-/** "forward", "reverse" or "random:SEED": the thread order of this run. */
-const char *order_name();
+enum order_kind { ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM };
+
+/** The random generator of the thread order. Every random choice of a run draws from one: the
+ * order in which a launch's blocks start and its threads run each round, which grid of a tree
+ * starts next (device_launch.cpp), when the queue of a created stream runs (api.cpp). Only
+ * thread_order_t makes them; each choice keeps the seed and the steps it always had (splitmix64
+ * for blocks and threads, a 64-bit LCG for a tree's grids, xorshift64 for streams), so that
+ * random:SEED repeats the runs, and the reports, it always did. */
+class order_random
+{
+  public:
+    /** The next number of the sequence (of the LCG, its high 31 bits). */
+    uint64_t next()
+    {
+        switch (steps) {
+        case LCG64:
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return state >> 33;
+        case XORSHIFT64:
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            return state;
+        default:
+            state = mix(state);
+            return state;
+        }
+    }
+    /** Puts @p v in a random order. */
+    template <typename T> void shuffle(std::vector<T> &v)
+    {
+        for (size_t i = v.size(); i > 1; i--) {
+            std::swap(v[i - 1], v[next() % i]);
+        }
+    }
+
+  private:
+    friend struct thread_order_t;
+    enum step_kind { SPLITMIX64, LCG64, XORSHIFT64 };
+    order_random(step_kind steps, uint64_t state) : steps(steps), state(state) {}
+    /* A small generator for the random order: splitmix64. */
+    static uint64_t mix(uint64_t x)
+    {
+        x += 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        return x ^ (x >> 31);
+    }
+    step_kind steps;
+    uint64_t state;
+};
+
+/** The thread order of this run (KIT_EMU_ORDER): what every place that orders threads, blocks,
+ * grids of a tree or the work of streams asks. */
+struct thread_order_t {
+    order_kind kind; /* in compare mode, the order the launch runs in now (compare.cpp) */
+    bool compare;    /* KIT_EMU_ORDER=compare: each launch in every order, results compared */
+    unsigned long long seed; /* random:SEED; 1 unless it says */
+    /** "forward", "reverse" or "random:SEED": the order the threads run in. */
+    const char *name() const;
+    /** What KIT_EMU_ORDER repeats this run: "compare", or name(). */
+    const char *repeated_by() const;
+    /** The random choices of the random order, each a sequence of its own: the order in which
+     * launch number @p launch starts its blocks and runs its threads each round; which grid of
+     * a tree starts next; when the queues of created streams run. */
+    order_random blocks_random(unsigned long long launch) const;
+    order_random tree_random() const;
+    order_random streams_random() const;
+};
+extern thread_order_t thread_order;
 
 struct kernel_info {
     const void *func;
@@ -48,6 +116,8 @@ struct kernel_info {
     int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
 };
 kernel_info *find_kernel(const void *func);
+/** The kernel named @p name (the last the registry holds, when several are), or NULL. */
+kernel_info *find_kernel_named(const char *name);
 
 /* The race detector (race.cpp): the memory it watches, and what orders threads. */
 /** Watches [p, p + bytes): device memory, or a block's shared variable (a read of a word no
@@ -66,7 +136,7 @@ void race_grid_synced();
 void race_warp_synced(void *record, unsigned warp, unsigned mask);
 /** After a round of the scheduler: a race two writes of different values made, or "". */
 std::string race_round_ends();
-/** Scheduler (scheduler.cpp): ends the launch for a race the running thread made. */
+/** Scheduler (reports.cpp): ends the launch for a race the running thread made. */
 [[noreturn]] void race_fault(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /** " at FILE:LINE (in FUNCTION)": the place of a code address of the program. */
 std::string code_place_of(const void *pc);
@@ -121,7 +191,7 @@ void tree_discard_launches();
 /** The root grid has run (@p root_error its fault, if any): runs the grids of the tree until
  * every one is complete, or one faults; returns the first fault. */
 cudaError_t tree_finish(cudaError_t root_error);
-/** Runs one grid of a tree (scheduler.cpp), as the host's launch of it would. */
+/** Runs one grid of a tree (launch.cpp), as the host's launch of it would. */
 cudaError_t run_device_grid(const void *func, const config &c, invoke_fn invoke,
                             const void *closure, const char *file, int line);
 

@@ -153,7 +153,7 @@ static bool enabled()
 static bool checked_now()
 {
     return settings.racecheck == 1 ||
-           (settings.racecheck == 2 && settings.order == ORDER_FORWARD && !settings.compare);
+           (settings.racecheck == 2 && thread_order.kind == ORDER_FORWARD && !thread_order.compare);
 }
 
 /* Marks [p, p + bytes) tracked (or not), word by word. */
@@ -496,13 +496,26 @@ KIT_EMU_UNCHECKED static void read_word(const thread_state *t, const race_block_
                          (atomic && (w->flags & R_ATOMIC) ? R_ATOMIC : 0));
 }
 
-/* One access of @p size bytes at @p address by the running thread, from code at @p pc. */
+/* One access of @p size bytes at @p address by the running thread, from code at @p pc: no other
+ * thread may run while it reads the word and records it (the scheduler's preemption would let a
+ * write slip between the two), so the thread holds its no_preempt count. */
+KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, size_t size,
+                                            bool write, const void *pc);
+
 KIT_EMU_UNCHECKED static void access(uintptr_t address, size_t size, bool write, const void *pc)
 {
     thread_state *t = current_thread;
     if (!t || !t->race_block || size == 0) {
         return;
     }
+    t->no_preempt++;
+    record_access(t, address, size, write, pc);
+    t->no_preempt--;
+}
+
+KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, size_t size,
+                                            bool write, const void *pc)
+{
     race_block_t *b = static_cast<race_block_t *>(t->race_block);
     bool atomic = t->race_atomic != 0;
     if (write) {
