@@ -62,7 +62,7 @@ struct thread_state {
     dim3 grid_dim;
     /* Nonzero while the thread is inside the emulation's own code (::preempt_guard, or a plain
      * count in the hottest paths): the scheduler may then not preempt it
-     * (emulation/src/scheduler.cpp, "signals"). */
+     * (emulation/src/signals.cpp). */
     int no_preempt;
     /* What cudaGetLastError() gives in device code: the thread's last launch that failed. */
     cudaError_t last_error;
