@@ -204,7 +204,8 @@ class Rewriter:
         parts = [cursor.spelling]
         parent = cursor.semantic_parent
         while parent is not None and parent.kind != kinds.TRANSLATION_UNIT:
-            parts.append(parent.spelling)
+            if parent.spelling:  # (not extern "C" { }, nor an anonymous namespace)
+                parts.append(parent.spelling)
             parent = parent.semantic_parent
         return "::" + "::".join(reversed(parts))
 
@@ -363,18 +364,9 @@ def toolkit_headers(tu):
 CUDA_ARCH = 900
 
 
-def device_arch_view(ci, tu, source):
-    """nvcc compiles a .cu file twice: for the host, where __CUDA_ARCH__ is not defined, and for
-    the GPU, where it is (an arch-guarded branch of a kernel, `#if __CUDA_ARCH__ >= 800`). The
-    emulation compiles it once, so each `__global__` or `__device__` function of the file gets
-    `#define __CUDA_ARCH__ 900` before its first line and `#undef` after its last, each followed
-    by a `#line` that keeps the file's numbering; host code, and `__host__ __device__` functions
-    (which run on the host too), see it undefined. Returns (the text, for each of its lines the
-    file's line), or None when the file never names __CUDA_ARCH__."""
-    with open(source, "rb") as f:
-        data = f.read()
-    if b"__CUDA_ARCH__" not in data:
-        return None
+def function_spans(ci, tu, source, device):
+    """The first and last lines of the functions the file defines: its `__global__` and
+    `__device__` ones (@p device), or its host ones (not `__global__` nor `__device__` only)."""
     kinds = ci.CursorKind
     main = os.path.realpath(source)
     spans = []
@@ -387,29 +379,67 @@ def device_arch_view(ci, tu, source):
         if not cursor.is_definition():
             continue
         attrs = {c.kind for c in cursor.get_children()}
-        if kinds.CUDAHOST_ATTR in attrs or not attrs & {kinds.CUDAGLOBAL_ATTR,
-                                                          kinds.CUDADEVICE_ATTR}:
-            continue
-        spans.append((start.line, end.line))
-    if not spans:
-        return None
-    lines = data.split(b"\n")
-    before, after = {}, {}
-    for first, last in spans:
-        before[first] = True
-        after[last] = True
+        on_device = kinds.CUDAHOST_ATTR not in attrs and bool(
+            attrs & {kinds.CUDAGLOBAL_ATTR, kinds.CUDADEVICE_ATTR})
+        if on_device == device:
+            spans.append((start.line, end.line))
+    return spans
+
+
+def arch_view(source, spans, inside, outside):
+    """The file's text with __CUDA_ARCH__ defined (@p inside, @p outside: True) or not (False)
+    in the lines of @p spans and outside them, each `#define` or `#undef` on a line of its own
+    followed by a `#line` that keeps the file's numbering: (the text, for each of its lines the
+    file's line)."""
+    with open(source, "rb") as f:
+        lines = f.read().split(b"\n")
     name = os.path.relpath(source).encode()
+    define = b"#define __CUDA_ARCH__ %d" % CUDA_ARCH
+    firsts = {first for first, _ in spans}
+    lasts = {last for _, last in spans}
     out, line_map = [], []
+    if outside:
+        out += [define, b'#line 1 "%s"' % name]
+        line_map += [1, 1]
     for number, text in enumerate(lines, 1):
-        if number in before:
-            out += [b"#define __CUDA_ARCH__ %d" % CUDA_ARCH, b'#line %d "%s"' % (number, name)]
+        if number in firsts and inside != outside:
+            out += [define if inside else b"#undef __CUDA_ARCH__",
+                    b'#line %d "%s"' % (number, name)]
             line_map += [number, number]
         out.append(text)
         line_map.append(number)
-        if number in after:
-            out += [b"#undef __CUDA_ARCH__", b'#line %d "%s"' % (number + 1, name)]
+        if number in lasts and inside != outside:
+            out += [define if outside else b"#undef __CUDA_ARCH__",
+                    b'#line %d "%s"' % (number + 1, name)]
             line_map += [number, number]
     return b"\n".join(out), line_map
+
+
+def device_arch_view(ci, tu, source):
+    """nvcc compiles a .cu file twice: for the host, where __CUDA_ARCH__ is not defined, and for
+    the GPU, where it is (an arch-guarded branch of a kernel, `#if __CUDA_ARCH__ >= 800`). The
+    emulation compiles it once, so each `__global__` or `__device__` function of the file gets
+    `#define __CUDA_ARCH__ 900` before its first line and `#undef` after its last, each followed
+    by a `#line` that keeps the file's numbering; host code, and `__host__ __device__` functions
+    (which run on the host too), see it undefined. Returns (the text, for each of its lines the
+    file's line), or None when the file never names __CUDA_ARCH__."""
+    with open(source, "rb") as f:
+        if b"__CUDA_ARCH__" not in f.read():
+            return None
+    spans = function_spans(ci, tu, source, True)
+    return arch_view(source, spans, True, False) if spans else None
+
+
+def whole_device_view(ci, tu, source):
+    """For a file that does not compile with __CUDA_ARCH__ undefined outside its functions: one
+    that declares device code only where the device pass sees it (`#if __CUDA_ARCH__ >= 700`
+    around a __device__ function a kernel calls). __CUDA_ARCH__ is then defined everywhere but in
+    the host functions the file defines (main, the launchers), as nvcc's device pass sees the
+    file; None when the file never names __CUDA_ARCH__."""
+    with open(source, "rb") as f:
+        if b"__CUDA_ARCH__" not in f.read():
+            return None
+    return arch_view(source, function_spans(ci, tu, source, False), False, True)
 
 
 def main():
@@ -452,14 +482,21 @@ def main():
               file=sys.stderr)
         return 1
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    device_view = device_arch_view(ci, tu, args.source) if not errors else None
     if errors:
-        for d in tu.diagnostics:
-            if d.severity >= ci.Diagnostic.Warning:
-                print(d.format(), file=sys.stderr)
-        print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
-              file=sys.stderr)
-        return 1
-    device_view = device_arch_view(ci, tu, args.source)
+        whole = whole_device_view(ci, tu, args.source)
+        retried = None if whole is None else ci.Index.create().parse(
+            args.source, args=clang_args, unsaved_files=[(args.source, whole[0].decode())])
+        if retried is not None and not [d for d in retried.diagnostics
+                                        if d.severity >= ci.Diagnostic.Error]:
+            device_view = whole
+        else:
+            for d in tu.diagnostics:
+                if d.severity >= ci.Diagnostic.Warning:
+                    print(d.format(), file=sys.stderr)
+            print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
+                  file=sys.stderr)
+            return 1
     if device_view is not None:
         FileTokens.overrides[os.path.realpath(args.source)] = device_view[0]
         Rewriter.line_maps[os.path.realpath(args.source)] = device_view[1]

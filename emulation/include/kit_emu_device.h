@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The C library as device code may call it (printf, memcpy, memset, malloc, free, assert), as
  * CUDA provides it on the device: while cu2cpp.py parses, clang takes the C library's functions
@@ -31,11 +32,31 @@ __attribute__((device)) void *memset(void *, int, size_t);
 __attribute__((device)) void *malloc(size_t);
 __attribute__((device)) void free(void *);
 __attribute__((device)) void __assert_fail(const char *, const char *, unsigned int, const char *);
+__attribute__((device)) clock_t clock(void);
 }
 #endif
 #include "kit_emu_parse_math.h"
+#if defined(KIT_EMU_PARSE)
+/* new and delete in device code (CUDA allocates from the device heap; the emulation from the
+ * host's), placement new included. */
+__attribute__((device)) void *operator new(size_t);
+__attribute__((device)) void *operator new[](size_t);
+__attribute__((device)) void operator delete(void *) noexcept;
+__attribute__((device)) void operator delete[](void *) noexcept;
+__attribute__((device)) void operator delete(void *, size_t) noexcept;
+__attribute__((device)) void operator delete[](void *, size_t) noexcept;
+__attribute__((device)) inline void *operator new(size_t, void *p) noexcept
+{
+    return p;
+}
+__attribute__((device)) inline void *operator new[](size_t, void *p) noexcept
+{
+    return p;
+}
+#endif
 
 #include <memory>
+#include <new> /* placement new, which device code may use as CUDA allows */
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -375,10 +396,25 @@ KIT_EMU_HD inline T atomic_rmw(T *address, F op, const char *file, int line)
 /* ---- built-in variables ---------------------------------------------------------------------- */
 
 #ifndef KIT_EMU_RUNTIME
-#define threadIdx (::kit_emu::current("threadIdx", __FILE__, __LINE__).thread_idx)
-#define blockIdx (::kit_emu::current("blockIdx", __FILE__, __LINE__).block_idx)
-#define blockDim (::kit_emu::current("blockDim", __FILE__, __LINE__).block_dim)
-#define gridDim (::kit_emu::current("gridDim", __FILE__, __LINE__).grid_dim)
+/* Read by value, in functions AddressSanitizer does not instrument: the emulation's own memory,
+ * which every thread reads often and the race detector need not see (a call per read). */
+namespace kit_emu
+{
+#define KIT_EMU_BUILTIN(function, field, T, name)                                                  \
+    __attribute__((no_sanitize_address)) KIT_EMU_HD inline T function(const char *file, int line)  \
+    {                                                                                              \
+        return current(name, file, line).field;                                                    \
+    }
+KIT_EMU_BUILTIN(thread_idx, thread_idx, uint3, "threadIdx")
+KIT_EMU_BUILTIN(block_idx, block_idx, uint3, "blockIdx")
+KIT_EMU_BUILTIN(block_dim, block_dim, dim3, "blockDim")
+KIT_EMU_BUILTIN(grid_dim, grid_dim, dim3, "gridDim")
+#undef KIT_EMU_BUILTIN
+} // namespace kit_emu
+#define threadIdx (::kit_emu::thread_idx(__FILE__, __LINE__))
+#define blockIdx (::kit_emu::block_idx(__FILE__, __LINE__))
+#define blockDim (::kit_emu::block_dim(__FILE__, __LINE__))
+#define gridDim (::kit_emu::grid_dim(__FILE__, __LINE__))
 #endif
 /* A variable, as in CUDA (a macro would break cudaDeviceProp's field of that name). */
 constexpr int warpSize = 32;
@@ -562,6 +598,29 @@ KIT_EMU_ATOMIC_INTEGERS(atomicXor, old ^ val)
 KIT_EMU_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
 KIT_EMU_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
 
+/* The scoped atomics of sm_60 and later (atomicAdd_block, atomicAdd_system, ...): one OS thread
+ * runs every emulated thread, so every scope is the same atomic. */
+#define KIT_EMU_ATOMIC_SCOPES(name)                                                                \
+    template <typename T, typename V> KIT_EMU_HD inline T name##_block(T *a, V v, KIT_EMU_WHERE)   \
+    {                                                                                              \
+        return name(a, (T)v, file, line);                                                          \
+    }                                                                                              \
+    template <typename T, typename V> KIT_EMU_HD inline T name##_system(T *a, V v, KIT_EMU_WHERE)  \
+    {                                                                                              \
+        return name(a, (T)v, file, line);                                                          \
+    }
+KIT_EMU_ATOMIC_SCOPES(atomicAdd)
+KIT_EMU_ATOMIC_SCOPES(atomicSub)
+KIT_EMU_ATOMIC_SCOPES(atomicExch)
+KIT_EMU_ATOMIC_SCOPES(atomicMin)
+KIT_EMU_ATOMIC_SCOPES(atomicMax)
+KIT_EMU_ATOMIC_SCOPES(atomicAnd)
+KIT_EMU_ATOMIC_SCOPES(atomicOr)
+KIT_EMU_ATOMIC_SCOPES(atomicXor)
+KIT_EMU_ATOMIC_SCOPES(atomicInc)
+KIT_EMU_ATOMIC_SCOPES(atomicDec)
+#undef KIT_EMU_ATOMIC_SCOPES
+
 #define KIT_EMU_ATOMIC_CAS(T)                                                                      \
     KIT_EMU_HD inline T atomicCAS(T *address, T compare, T val, KIT_EMU_WHERE)                     \
     {                                                                                              \
@@ -573,6 +632,14 @@ KIT_EMU_ATOMIC_CAS(int)
 KIT_EMU_ATOMIC_CAS(unsigned int)
 KIT_EMU_ATOMIC_CAS(unsigned long long)
 KIT_EMU_ATOMIC_CAS(unsigned short)
+template <typename T> KIT_EMU_HD inline T atomicCAS_block(T *a, T compare, T val, KIT_EMU_WHERE)
+{
+    return atomicCAS(a, compare, val, file, line);
+}
+template <typename T> KIT_EMU_HD inline T atomicCAS_system(T *a, T compare, T val, KIT_EMU_WHERE)
+{
+    return atomicCAS(a, compare, val, file, line);
+}
 
 /* ---- loads, bits, conversions ---------------------------------------------------------------- */
 

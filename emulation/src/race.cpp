@@ -77,12 +77,12 @@ struct access_record {
 
 /* One 4-byte word. */
 struct word_shadow {
-    access_record w;       /* the last write */
-    access_record r, r2;   /* in the interval r.epoch: the last read, and one before it that
-                              nothing orders before it (r2.rank NONE: none) */
-    uint32_t value;        /* the word as the last access left it: a change since is a store
-                              the compiler folded into a load's instruction (`count++`), made
-                              by whoever accessed it last */
+    access_record w;     /* the last write */
+    access_record r, r2; /* in the interval r.epoch: the last read, and one before it that
+                            nothing orders before it (r2.rank NONE: none) */
+    uint32_t value;      /* the word as the last access left it: a change since is a store
+                            the compiler folded into a load's instruction (`count++`), made
+                            by whoever accessed it last */
     uint8_t flags;
     uint8_t w_bytes, r_bytes; /* which bytes of the word (a mask of 4 bits) */
 };
@@ -103,7 +103,8 @@ static shadow_page **table[(size_t)1 << TOP_BITS];
 
 KIT_EMU_UNCHECKED static inline word_shadow *shadow_of(uintptr_t address)
 {
-    shadow_page **mid = table[(address >> (PAGE_BITS + MID_BITS)) & (((uintptr_t)1 << TOP_BITS) - 1)];
+    shadow_page **mid =
+        table[(address >> (PAGE_BITS + MID_BITS)) & (((uintptr_t)1 << TOP_BITS) - 1)];
     if (!mid) {
         return NULL;
     }
@@ -244,7 +245,7 @@ struct race_block_t {
     std::vector<uint32_t> warp_seen; /* per thread: the last of its warp it took part in */
 };
 
-static uint32_t counter = 0;   /* intervals, blocks and grid epochs are numbered from it */
+static uint32_t counter = 0;    /* intervals, blocks and grid epochs are numbered from it */
 static uint32_t grid_epoch = 0; /* the launch, or the part of it since the last grid.sync() */
 
 /* Two writes by different threads in one interval (or by two blocks): reported at the end of
@@ -281,14 +282,25 @@ void race_fence()
     }
 }
 
+/* Records of blocks that ended, for the next blocks (a block starts at every few threads of a
+ * launch: no allocation each time). */
+static std::vector<race_block_t *> spare_blocks;
+
 void *race_block_begins(unsigned threads)
 {
     if (!enabled() || !checked_now()) {
         return NULL;
     }
-    race_block_t *b = new race_block_t();
+    race_block_t *b;
+    if (spare_blocks.empty()) {
+        b = new race_block_t();
+    } else {
+        b = spare_blocks.back();
+        spare_blocks.pop_back();
+    }
     b->block = ++counter;
     b->epoch = ++counter;
+    b->fences = 0;
     b->warp_gen.assign((threads + 31) / 32, 0);
     b->warp_seen.assign(threads, 0);
     return b;
@@ -296,7 +308,9 @@ void *race_block_begins(unsigned threads)
 
 void race_block_ends(void *record)
 {
-    delete static_cast<race_block_t *>(record);
+    if (record) {
+        spare_blocks.push_back(static_cast<race_block_t *>(record));
+    }
 }
 
 void race_barrier(void *record)
@@ -393,9 +407,8 @@ unwritten_shared(uintptr_t address, size_t size, const void *pc)
                what_is(address, size).c_str(), here.c_str());
 }
 
-[[noreturn]] __attribute__((noinline, cold)) static void torn(uintptr_t address, const void *pc,
-                                                              const access_record &low,
-                                                              const access_record &high)
+[[noreturn]] __attribute__((noinline, cold)) static void
+torn(uintptr_t address, const void *pc, const access_record &low, const access_record &high)
 {
     std::string here = place(pc), first = place(low.pc), second = place(high.pc);
     race_fault("an 8-byte read of %s%s, whose two halves another block wrote in two stores "
@@ -579,11 +592,33 @@ KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, 
  * load and store. Each records the access, then calls AddressSanitizer's own (the next
  * definition of the name: libasan's), which checks it. */
 
+namespace kit_emu
+{
+/* AddressSanitizer's own check of an access of 1, 2, 4 or 8 bytes, as its inline
+ * instrumentation makes it on x86-64 Linux (a shadow byte per 8 bytes at (address >> 3) +
+ * 0x7fff8000: 0 all addressable, k the first k): true when it is addressable. Elsewhere, and
+ * whenever it is not (to report it), AddressSanitizer's function checks it. */
+KIT_EMU_UNCHECKED static inline bool addressable(uintptr_t address, size_t size)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    signed char k = *(const volatile signed char *)((address >> 3) + 0x7fff8000);
+    return k == 0 || (size < 8 && (signed char)((address & 7) + size - 1) < k);
+#else
+    (void)address;
+    (void)size;
+    return false;
+#endif
+}
+} // namespace kit_emu
+
 #define KIT_EMU_ASAN_CALL(kind, size, is_write)                                                    \
-    extern "C" void __asan_##kind##size(uintptr_t address)                                         \
+    extern "C" KIT_EMU_UNCHECKED void __asan_##kind##size(uintptr_t address)                       \
     {                                                                                              \
         static void (*real)(uintptr_t) = NULL;                                                     \
         kit_emu::access(address, size, is_write, __builtin_return_address(0));                     \
+        if (size < 16 && kit_emu::addressable(address, size)) {                                    \
+            return;                                                                                \
+        }                                                                                          \
         if (!real) {                                                                               \
             real = (void (*)(uintptr_t))dlsym(RTLD_NEXT, "__asan_" #kind #size);                   \
             if (!real) {                                                                           \
