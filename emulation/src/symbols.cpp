@@ -94,6 +94,28 @@ static cudaError_t symbol_error(cudaError_t err)
     return err;
 }
 
+/* The four symbol copies: into the symbol (@p to_symbol) from @p buffer, or out of it into
+ * @p buffer; a copy of @p kind the direction allows, then cudaMemcpy or cudaMemcpyAsync. */
+static cudaError_t symbol_copy(bool to_symbol, const void *symbol, void *buffer, size_t count,
+                               size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream,
+                               bool async)
+{
+    enum cudaMemcpyKind host_side = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != host_side && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+        return symbol_error(cudaErrorInvalidMemcpyDirection);
+    }
+    cudaError_t err;
+    char *bytes = symbol_bytes(symbol, count, offset,
+                               to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol", &err);
+    if (!bytes) {
+        return symbol_error(err);
+    }
+    void *dst = to_symbol ? (void *)bytes : buffer;
+    const void *src = to_symbol ? (const void *)buffer : bytes;
+    return async ? cudaMemcpyAsync(dst, src, count, kind, stream)
+                 : cudaMemcpy(dst, src, count, kind);
+}
+
 } // namespace kit_emu
 
 using namespace kit_emu;
@@ -103,61 +125,25 @@ extern "C" {
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return symbol_error(cudaErrorInvalidMemcpyDirection);
-    }
-    cudaError_t err;
-    char *dst = symbol_bytes(symbol, count, offset, "cudaMemcpyToSymbol", &err);
-    if (!dst) {
-        return symbol_error(err);
-    }
-    return cudaMemcpyAsync(dst, src, count, kind, stream);
+    return symbol_copy(true, symbol, const_cast<void *>(src), count, offset, kind, stream, true);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return symbol_error(cudaErrorInvalidMemcpyDirection);
-    }
-    cudaError_t err;
-    char *dst = symbol_bytes(symbol, count, offset, "cudaMemcpyToSymbol", &err);
-    if (!dst) {
-        return symbol_error(err);
-    }
-    return cudaMemcpy(dst, src, count, kind);
+    return symbol_copy(true, symbol, const_cast<void *>(src), count, offset, kind, NULL, false);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return symbol_error(cudaErrorInvalidMemcpyDirection);
-    }
-    cudaError_t err;
-    char *src = symbol_bytes(symbol, count, offset, "cudaMemcpyFromSymbol", &err);
-    if (!src) {
-        return symbol_error(err);
-    }
-    return cudaMemcpyAsync(dst, src, count, kind, stream);
+    return symbol_copy(false, symbol, dst, count, offset, kind, stream, true);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
-        kind != cudaMemcpyDefault) {
-        return symbol_error(cudaErrorInvalidMemcpyDirection);
-    }
-    cudaError_t err;
-    char *src = symbol_bytes(symbol, count, offset, "cudaMemcpyFromSymbol", &err);
-    if (!src) {
-        return symbol_error(err);
-    }
-    return cudaMemcpy(dst, src, count, kind);
+    return symbol_copy(false, symbol, dst, count, offset, kind, NULL, false);
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
