@@ -158,6 +158,26 @@ static bool checked_now()
 }
 
 /* Marks [p, p + bytes) tracked (or not), word by word. */
+/* Shadow pages whose memory is no longer watched, every word cleared, for the next: a block's
+ * shared variables are watched from its start to its end, and a page made for each block each
+ * time (calloc and free of 128 KiB) cost more than the block's threads. */
+static std::vector<shadow_page *> spare_pages;
+
+static shadow_page *new_page()
+{
+    if (!spare_pages.empty()) {
+        shadow_page *page = spare_pages.back();
+        spare_pages.pop_back();
+        return page;
+    }
+    shadow_page *page = static_cast<shadow_page *>(calloc(1, sizeof *page));
+    if (!page) {
+        fprintf(stderr, "emulation: no memory for the race detector's shadow\n");
+        abort();
+    }
+    return page;
+}
+
 static void mark(uintptr_t start, size_t bytes, bool track, bool shared)
 {
     uintptr_t first = start & ~(uintptr_t)3, end = start + bytes;
@@ -166,11 +186,7 @@ static void mark(uintptr_t start, size_t bytes, bool track, bool shared)
         uintptr_t page_end = (a | (((uintptr_t)1 << PAGE_BITS) - 1)) + 1;
         uintptr_t stop = end < page_end ? end : page_end;
         if (track && !page) {
-            page = static_cast<shadow_page *>(calloc(1, sizeof *page));
-            if (!page) {
-                fprintf(stderr, "emulation: no memory for the race detector's shadow\n");
-                abort();
-            }
+            page = new_page();
         }
         if (page) {
             for (uintptr_t w = a; w < stop; w += 4) {
@@ -184,7 +200,7 @@ static void mark(uintptr_t start, size_t bytes, bool track, bool shared)
             } else {
                 page->tracked_bytes -= span < page->tracked_bytes ? span : page->tracked_bytes;
                 if (page->tracked_bytes == 0) {
-                    free(page);
+                    spare_pages.push_back(page);
                     page = NULL;
                 }
             }
