@@ -430,6 +430,18 @@ def device_arch_view(ci, tu, source):
     return arch_view(source, spans, True, False) if spans else None
 
 
+def arch_at_file_scope(ci, tu, source):
+    """Whether the file names __CUDA_ARCH__ outside its functions (`#if __CUDA_ARCH__ >= 700`
+    choosing which __device__ function to define): then nvcc's device pass sees other device code
+    than its host pass, and the file is read as the device pass reads it (whole_device_view)."""
+    with open(source, "rb") as f:
+        lines = [n for n, text in enumerate(f.read().split(b"\n"), 1) if b"__CUDA_ARCH__" in text]
+    if not lines:
+        return False
+    spans = function_spans(ci, tu, source, True) + function_spans(ci, tu, source, False)
+    return any(not any(first <= n <= last for first, last in spans) for n in lines)
+
+
 def whole_device_view(ci, tu, source):
     """For a file that does not compile with __CUDA_ARCH__ undefined outside its functions: one
     that declares device code only where the device pass sees it (`#if __CUDA_ARCH__ >= 700`
@@ -482,7 +494,11 @@ def main():
               file=sys.stderr)
         return 1
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-    device_view = device_arch_view(ci, tu, args.source) if not errors else None
+    device_view = None
+    if not errors:
+        device_view = (whole_device_view(ci, tu, args.source)
+                       if arch_at_file_scope(ci, tu, args.source)
+                       else device_arch_view(ci, tu, args.source))
     if errors:
         whole = whole_device_view(ci, tu, args.source)
         retried = None if whole is None else ci.Index.create().parse(

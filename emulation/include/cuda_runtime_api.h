@@ -55,6 +55,9 @@
 #define KIT_EMU_HD
 #endif
 #define __align__(n) __attribute__((aligned(n)))
+/* A kernel parameter read in place from the launch's parameter space (sm_70+): each emulated
+ * thread has its own copy of the parameters anyway. */
+#define __grid_constant__
 /* A default argument of the API, in C++ only (CUDA's headers have the same, named __dv). */
 #ifdef __cplusplus
 #define KIT_EMU_DV(v) = v

@@ -95,6 +95,13 @@ struct thread_state {
     unsigned race_atomic;
     unsigned race_fences;
     unsigned race_stores;
+    /* Its last two reads of one word each, and the words' values then: a change by the next
+     * time the thread is seen is a store of its own that the compiler folded into such a
+     * read's instruction (`s[i] += s[j]` loads s[i], then s[j], and stores s[i] unreported). */
+    uintptr_t race_last_read[2];
+    unsigned race_last_value[2];
+    unsigned char race_last_bytes[2], race_last_atomic[2];
+    const void *race_last_pc[2];
 };
 
 /** The running GPU thread, or NULL while host code runs. */
@@ -452,6 +459,12 @@ KIT_EMU_HD inline void __threadfence_block(void)
 KIT_EMU_HD inline void __threadfence_system(void)
 {
     __threadfence();
+}
+
+/* __trap(): the kernel stops with an error, as a GPU's does (cudaErrorLaunchFailure there too). */
+[[noreturn]] KIT_EMU_HD inline void __trap(KIT_EMU_WHERE)
+{
+    kit_emu::fault(cudaErrorLaunchFailure, file, line, "__trap() was called");
 }
 
 KIT_EMU_HD inline void __nanosleep(unsigned ns, KIT_EMU_WHERE)

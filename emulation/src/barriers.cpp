@@ -19,6 +19,7 @@ namespace kit_emu
 
 int block_barrier(int predicate, int reduce, const char *file, int line)
 {
+    race_flush(); /* before it waits: see race.cpp */
     fiber *f = running_fiber("__syncthreads", file, line);
     f->ts.no_preempt++;
     check_not_awaited(f, "reaches __syncthreads", file, line);
@@ -50,6 +51,7 @@ int block_barrier(int predicate, int reduce, const char *file, int line)
 
 void grid_barrier(const char *file, int line)
 {
+    race_flush(); /* before it waits: see race.cpp */
     fiber *f = running_fiber("grid.sync()", file, line);
     f->ts.no_preempt++;
     if (!active->cooperative) {
@@ -70,6 +72,7 @@ void grid_barrier(const char *file, int line)
 
 void poll(const char *what, const char *file, int line)
 {
+    race_flush(); /* before it waits: see race.cpp */
     fiber *f = running_fiber(what, file, line);
     f->ts.no_preempt++;
     active->polls++;

@@ -51,6 +51,7 @@ void block_start(block *b, const launch_state *l, unsigned long long linear)
         f.ts.race_atomic = 0;
         f.ts.race_fences = 0;
         f.ts.race_stores = 0;
+        f.ts.race_last_read[0] = f.ts.race_last_read[1] = 0;
     }
     b->race = race_block_begins(threads);
     for (fiber &f : b->fibers) {

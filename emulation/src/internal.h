@@ -138,6 +138,11 @@ void race_warp_synced(void *record, unsigned warp, unsigned mask);
 std::string race_round_ends();
 /** Scheduler (reports.cpp): ends the launch for a race the running thread made. */
 [[noreturn]] void race_fault(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/** Scheduler: a note on stderr about what the running thread did; the launch goes on. */
+void race_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/** Before the running thread waits or ends: a store of its own that no call reported (see
+ * race.cpp) is recorded now. */
+void race_flush();
 /** " at FILE:LINE (in FUNCTION)": the place of a code address of the program. */
 std::string code_place_of(const void *pc);
 

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <iterator>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -70,6 +71,8 @@ static const uint16_t NONE = 0xFFFF; /* no second reader */
 struct access_record {
     uint32_t epoch, block, grid, warp;
     uint16_t rank;
+    uint8_t bytes;                 /* which bytes of the word (a mask of 4 bits) */
+    uint8_t atomic;                /* an atomic's access */
     uint16_t fences, block_fences; /* (writes) the thread's and the block's fences then */
     uint32_t store;                /* (writes) the thread's store number */
     const void *pc;
@@ -84,7 +87,6 @@ struct word_shadow {
                             the compiler folded into a load's instruction (`count++`), made
                             by whoever accessed it last */
     uint8_t flags;
-    uint8_t w_bytes, r_bytes; /* which bytes of the word (a mask of 4 bits) */
 };
 
 /* A page table of 4 KiB pages: the top level by bits 28-47 of the address, the second by bits
@@ -273,6 +275,9 @@ struct pending_write {
 };
 static std::vector<pending_write> pending;
 
+/* The variables a note of a read of unwritten shared memory named in this grid (once each). */
+static std::vector<uintptr_t> noted_unwritten;
+
 /* The fences each block of the grid made (by its number), kept after it ends: a block that
  * fenced after a write released it (then an atomic tells another block, which may then write
  * there: the "last block" of a reduction). */
@@ -283,6 +288,7 @@ void race_grid_begins()
     grid_epoch = ++counter;
     pending.clear();
     block_fences.clear();
+    noted_unwritten.clear();
 }
 
 void race_fence()
@@ -414,16 +420,6 @@ conflict(const thread_state *t, const char *kind, uintptr_t address, size_t size
 }
 
 [[noreturn]] __attribute__((noinline, cold)) static void
-unwritten_shared(uintptr_t address, size_t size, const void *pc)
-{
-    std::string here = place(pc);
-    race_fault("read of %s%s, which no thread of the block has written: on a GPU it holds "
-               "whatever was there before. Write it (or __syncthreads() after the writes) "
-               "before reading it",
-               what_is(address, size).c_str(), here.c_str());
-}
-
-[[noreturn]] __attribute__((noinline, cold)) static void
 torn(uintptr_t address, const void *pc, const access_record &low, const access_record &high)
 {
     std::string here = place(pc), first = place(low.pc), second = place(high.pc);
@@ -467,21 +463,23 @@ __attribute__((noinline)) static bool released(const access_record &w)
     return it != block_fences.end() && (uint16_t)it->second != w.block_fences;
 }
 
-/* A write @p a (of bytes @p bytes, atomic or not) of word @p w at @p word: checked against the
- * reads and the write before it, then recorded. */
+/* A write @p a (atomic or not) of word @p w at @p word: checked against the reads and the write
+ * before it, then recorded. An atomic write races with no read: a plain read of a word others
+ * update with atomics is the programming guide's own idiom (the first read of an atomicCAS
+ * loop). */
 KIT_EMU_UNCHECKED static void write_word(const thread_state *t, const race_block_t *b,
                                          word_shadow *w, uintptr_t word, size_t size,
-                                         const access_record &a, uint8_t bytes, bool atomic)
+                                         const access_record &a, bool atomic)
 {
-    if (w->r.epoch == a.epoch && (w->r_bytes & bytes) && !(atomic && (w->flags & R_ATOMIC))) {
-        if (!ordered(b, w->r, a.rank)) {
+    if (w->r.epoch == a.epoch && !atomic) {
+        if ((w->r.bytes & a.bytes) && !ordered(b, w->r, a.rank)) {
             conflict(t, "a write after a read", word, size, w->r, false, a, true);
         }
-        if (w->r2.rank != NONE && !ordered(b, w->r2, a.rank)) {
+        if (w->r2.rank != NONE && (w->r2.bytes & a.bytes) && !ordered(b, w->r2, a.rank)) {
             conflict(t, "a write after a read", word, size, w->r2, false, a, true);
         }
     }
-    if (!atomic && !(w->flags & W_ATOMIC) && (w->flags & WRITTEN) && (w->w_bytes & bytes)) {
+    if (!atomic && !(w->flags & W_ATOMIC) && (w->flags & WRITTEN) && (w->w.bytes & a.bytes)) {
         if (w->w.epoch == a.epoch && !ordered(b, w->w, a.rank)) {
             write_pair(word, w->value, w->w, a, false);
         } else if (w->w.grid == a.grid && w->w.block != a.block && !released(w->w)) {
@@ -489,40 +487,104 @@ KIT_EMU_UNCHECKED static void write_word(const thread_state *t, const race_block
         }
     }
     w->w = a;
-    w->w_bytes = bytes;
     w->flags = (uint8_t)((w->flags & ~(W_ATOMIC | LAST_READ)) | WRITTEN | (atomic ? W_ATOMIC : 0));
 }
 
-/* A read @p a of word @p w: checked against the write before it, then recorded. */
+/* A read of shared memory no thread of the block wrote: undefined on a GPU, and harmless when
+ * the value is never used (NVIDIA's shfl_scan reads slots of a partial last warp it never fills),
+ * so a note, once a variable and grid, and the launch goes on. */
+__attribute__((noinline, cold)) static void unwritten_shared(uintptr_t address, size_t size,
+                                                             const void *pc)
+{
+    auto it = regions().upper_bound(address);
+    uintptr_t start = it == regions().begin() ? address : std::prev(it)->first;
+    for (uintptr_t noted : noted_unwritten) {
+        if (noted == start) {
+            return;
+        }
+    }
+    noted_unwritten.push_back(start);
+    std::string here = place(pc);
+    race_note("read of %s%s, which no thread of the block has written: on a GPU it holds "
+              "whatever was there before (harmless only if the value is never used: write it, "
+              "or __syncthreads() after the writes, before reading it)",
+              what_is(address, size).c_str(), here.c_str());
+}
+
+/* A read @p a of word @p w (at @p address in it): checked against the write before it, then
+ * recorded. */
 KIT_EMU_UNCHECKED static void read_word(const thread_state *t, const race_block_t *b,
-                                        word_shadow *w, uintptr_t word, size_t size,
-                                        const access_record &a, uint8_t bytes, bool atomic)
+                                        word_shadow *w, uintptr_t address, uintptr_t word,
+                                        size_t size, const access_record &a, bool atomic)
 {
     if ((w->flags & (SHARED | WRITTEN)) == SHARED) {
-        unwritten_shared(word, size, a.pc);
+        unwritten_shared(address, size, a.pc);
     }
-    if (w->w.epoch == a.epoch && (w->w_bytes & bytes) && !(atomic && (w->flags & W_ATOMIC)) &&
+    if (w->w.epoch == a.epoch && (w->w.bytes & a.bytes) && !(w->flags & W_ATOMIC) &&
         !ordered(b, w->w, a.rank)) {
         conflict(t, "a read after a write", word, size, w->w, true, a, false);
     }
     /* The reads a later write must come after: the last, and one that nothing orders before it
-     * (two threads that read at once); a read ordered before a later one is before whatever
-     * comes after that one. */
+     * (two threads that read at once), each with its own bytes; a read ordered before a later
+     * one is before whatever comes after that one. */
+    access_record read = a;
     if (w->r.epoch != a.epoch) {
         w->r2.rank = NONE;
-        w->r_bytes = 0;
         w->flags = (uint8_t)(w->flags | R_ATOMIC);
-    } else if (w->r.rank != a.rank) {
-        if (!ordered(b, w->r, a.rank)) {
-            w->r2 = w->r;
-        } else if (w->r2.rank != NONE && ordered(b, w->r2, a.rank)) {
-            w->r2.rank = NONE;
-        }
+    } else if (w->r.rank == a.rank) {
+        read.bytes = (uint8_t)(read.bytes | w->r.bytes);
+    } else if (!ordered(b, w->r, a.rank)) {
+        w->r2 = w->r;
+    } else if (w->r2.rank != NONE && ordered(b, w->r2, a.rank)) {
+        w->r2.rank = NONE;
     }
-    w->r = a;
-    w->r_bytes |= bytes;
+    w->r = read;
     w->flags = (uint8_t)((w->flags & ~R_ATOMIC) | LAST_READ |
                          (atomic && (w->flags & R_ATOMIC) ? R_ATOMIC : 0));
+}
+
+/* The stores of its own the running thread may have made since its last reads of one word
+ * each (see thread_state::race_last_read): recorded as the thread's writes, now. A read whose
+ * word has not changed is kept for later (the next load of `s[i] += s[j]` comes before its
+ * store), unless the thread is about to wait (@p waits: its stores are made). */
+KIT_EMU_UNCHECKED static void flush_last_reads(thread_state *t, race_block_t *b, bool waits)
+{
+    for (int i = 0; i < 2; i++) {
+        uintptr_t word = t->race_last_read[i];
+        word_shadow *w = word ? shadow_of(word) : NULL;
+        if (!w) {
+            t->race_last_read[i] = 0;
+            continue;
+        }
+        uint32_t now;
+        memcpy(&now, (const void *)word, sizeof now);
+        if (now == t->race_last_value[i]) {
+            if (waits) {
+                t->race_last_read[i] = 0;
+            }
+            continue;
+        }
+        t->race_last_read[i] = 0;
+        if (now == w->value || w->r.rank != t->race_rank) {
+            continue; /* seen already, or another thread has read it since */
+        }
+        access_record a = w->r;
+        a.store = 0;
+        a.bytes = t->race_last_bytes[i];
+        a.pc = t->race_last_pc[i];
+        write_word(t, b, w, word, 4, a, t->race_last_atomic[i] != 0);
+        w->value = now;
+    }
+}
+
+void race_flush()
+{
+    thread_state *t = current_thread;
+    if (t && t->race_block && (t->race_last_read[0] || t->race_last_read[1])) {
+        t->no_preempt++;
+        flush_last_reads(t, static_cast<race_block_t *>(t->race_block), true);
+        t->no_preempt--;
+    }
 }
 
 /* One access of @p size bytes at @p address by the running thread, from code at @p pc: no other
@@ -556,10 +618,15 @@ KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, 
     a.grid = grid_epoch;
     a.warp = b->warp_gen[t->race_rank / 32u];
     a.rank = (uint16_t)t->race_rank;
+    a.bytes = 0;
+    a.atomic = atomic;
     a.fences = (uint16_t)t->race_fences;
     a.block_fences = (uint16_t)b->fences;
     a.store = t->race_stores;
     a.pc = pc;
+    if (t->race_last_read[0] || t->race_last_read[1]) {
+        flush_last_reads(t, b, false);
+    }
     uintptr_t end = address + size;
     word_shadow *previous = NULL;
     for (uintptr_t word = address & ~(uintptr_t)3; word < end; word += 4) {
@@ -579,11 +646,12 @@ KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, 
              * grid is the host's copy, or that grid's own.) */
             access_record unseen = w->r;
             unseen.store = 0;
-            write_word(t, b, w, word, size, unseen, w->r_bytes, (w->flags & R_ATOMIC) != 0);
+            write_word(t, b, w, word, size, unseen, unseen.atomic != 0);
         }
         w->value = now; /* (a change after a write: that write's own store) */
+        a.bytes = bytes;
         if (write) {
-            write_word(t, b, w, word, size, a, bytes, atomic);
+            write_word(t, b, w, word, size, a, atomic);
         } else {
             /* 8 bytes whose halves another block wrote in two stores with no fence between */
             if (size == 8 && previous && word == (address & ~(uintptr_t)3) + 4 &&
@@ -594,7 +662,19 @@ KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, 
                  (w->w.store != previous->w.store && w->w.fences == previous->w.fences))) {
                 torn(address, pc, previous->w, w->w);
             }
-            read_word(t, b, w, word, size, a, bytes, atomic);
+            read_word(t, b, w, address, word, size, a, atomic);
+            if (size <= 4 && hi - lo == size) { /* one word: a store folded into it shows later */
+                t->race_last_read[1] = t->race_last_read[0];
+                t->race_last_value[1] = t->race_last_value[0];
+                t->race_last_bytes[1] = t->race_last_bytes[0];
+                t->race_last_atomic[1] = t->race_last_atomic[0];
+                t->race_last_pc[1] = t->race_last_pc[0];
+                t->race_last_read[0] = word;
+                t->race_last_value[0] = now;
+                t->race_last_bytes[0] = bytes;
+                t->race_last_atomic[0] = atomic;
+                t->race_last_pc[0] = pc;
+            }
         }
         w->value = now;
         previous = w;

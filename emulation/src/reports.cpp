@@ -96,6 +96,20 @@ void race_fault(const char *format, ...)
     abort(); /* never resumed */
 }
 
+void race_note(const char *format, ...)
+{
+    preempt_guard guard;
+    char message[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    fiber *f = running_fiber("a memory access", "?", 0);
+    fprintf(stderr, "emulation: note: kernel %s:\n  %s: %s\n", describe_launch(active).c_str(),
+            thread_name(f).c_str(), message);
+    fflush(stderr);
+}
+
 void unsupported(const char *what, const char *file, int line)
 {
     fault(cudaErrorLaunchFailure, file, line,

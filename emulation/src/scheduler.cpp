@@ -35,6 +35,7 @@ static void fiber_main(void *arg)
     fiber *f = static_cast<fiber *>(arg);
     f->ts.no_preempt = 0; /* the kernel's own code: preemptible */
     active->invoke(active->closure);
+    race_flush(); /* a store of its own the race detector has not seen yet */
     f->ts.no_preempt = 1;
     check_not_awaited(f, "returns", NULL, 0);
     f->state = DONE;

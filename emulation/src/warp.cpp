@@ -276,6 +276,7 @@ __attribute__((noinline)) static int new_group(block *b, unsigned warp, int op, 
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, unsigned bytes,
                                    long long param, int width, const char *file, int line)
 {
+    race_flush(); /* before it waits: see race.cpp */
     const char *name = warp_op_name(op);
     fiber *f = running_fiber(name, file, line);
     f->ts.no_preempt++;
