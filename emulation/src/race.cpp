@@ -565,8 +565,9 @@ KIT_EMU_UNCHECKED static void flush_last_reads(thread_state *t, race_block_t *b,
             continue;
         }
         t->race_last_read[i] = 0;
-        if (now == w->value || w->r.rank != t->race_rank) {
-            continue; /* seen already, or another thread has read it since */
+        if (now == w->value || !(w->flags & LAST_READ) || w->r.rank != t->race_rank) {
+            continue; /* seen already, written since (a write seen: another thread's), or
+                         read by another thread since */
         }
         access_record a = w->r;
         a.store = 0;
