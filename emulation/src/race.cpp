@@ -59,7 +59,6 @@ enum : uint8_t {
     SHARED = 2,    /* shared memory: a read before any write is reported */
     WRITTEN = 4,   /* some thread wrote it (since the block began, for shared memory) */
     W_ATOMIC = 8,  /* the last write was an atomic's */
-    R_ATOMIC = 16, /* the reads recorded were atomics' */
     LAST_READ = 32 /* the last access was a read (else a write, or none) */
 };
 static const uint16_t NONE = 0xFFFF; /* no second reader */
@@ -515,7 +514,7 @@ __attribute__((noinline, cold)) static void unwritten_shared(uintptr_t address, 
  * recorded. */
 KIT_EMU_UNCHECKED static void read_word(const thread_state *t, const race_block_t *b,
                                         word_shadow *w, uintptr_t address, uintptr_t word,
-                                        size_t size, const access_record &a, bool atomic)
+                                        size_t size, const access_record &a)
 {
     if ((w->flags & (SHARED | WRITTEN)) == SHARED) {
         unwritten_shared(address, size, a.pc);
@@ -530,7 +529,6 @@ KIT_EMU_UNCHECKED static void read_word(const thread_state *t, const race_block_
     access_record read = a;
     if (w->r.epoch != a.epoch) {
         w->r2.rank = NONE;
-        w->flags = (uint8_t)(w->flags | R_ATOMIC);
     } else if (w->r.rank == a.rank) {
         read.bytes = (uint8_t)(read.bytes | w->r.bytes);
     } else if (!ordered(b, w->r, a.rank)) {
@@ -539,8 +537,7 @@ KIT_EMU_UNCHECKED static void read_word(const thread_state *t, const race_block_
         w->r2.rank = NONE;
     }
     w->r = read;
-    w->flags = (uint8_t)((w->flags & ~R_ATOMIC) | LAST_READ |
-                         (atomic && (w->flags & R_ATOMIC) ? R_ATOMIC : 0));
+    w->flags |= LAST_READ;
 }
 
 /* The stores of its own the running thread may have made since its last reads of one word
@@ -663,7 +660,7 @@ KIT_EMU_UNCHECKED static void record_access(thread_state *t, uintptr_t address, 
                  (w->w.store != previous->w.store && w->w.fences == previous->w.fences))) {
                 torn(address, pc, previous->w, w->w);
             }
-            read_word(t, b, w, address, word, size, a, atomic);
+            read_word(t, b, w, address, word, size, a);
             if (size <= 4 && hi - lo == size) { /* one word: a store folded into it shows later */
                 t->race_last_read[1] = t->race_last_read[0];
                 t->race_last_value[1] = t->race_last_value[0];
