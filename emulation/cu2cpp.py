@@ -493,39 +493,36 @@ def main():
         print("cu2cpp: %s needs a header the emulation does not have" % args.source,
               file=sys.stderr)
         return 1
-    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-    device_view = None
-    if not errors:
-        device_view = (whole_device_view(ci, tu, args.source)
-                       if arch_at_file_scope(ci, tu, args.source)
-                       else device_arch_view(ci, tu, args.source))
-    if errors:
-        whole = whole_device_view(ci, tu, args.source)
-        retried = None if whole is None else ci.Index.create().parse(
-            args.source, args=clang_args, unsaved_files=[(args.source, whole[0].decode())])
-        if retried is not None and not [d for d in retried.diagnostics
-                                        if d.severity >= ci.Diagnostic.Error]:
-            device_view = whole
-        else:
-            for d in tu.diagnostics:
-                if d.severity >= ci.Diagnostic.Warning:
-                    print(d.format(), file=sys.stderr)
-            print("cu2cpp: %s does not compile (clang's messages above)" % args.source,
-                  file=sys.stderr)
-            return 1
-    if device_view is not None:
-        FileTokens.overrides[os.path.realpath(args.source)] = device_view[0]
-        Rewriter.line_maps[os.path.realpath(args.source)] = device_view[1]
-        tu = ci.Index.create().parse(args.source, args=clang_args,
-                                     unsaved_files=[(args.source, device_view[0].decode())])
-        errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-        if errors:
-            for d in tu.diagnostics:
-                if d.severity >= ci.Diagnostic.Warning:
-                    print(d.format(), file=sys.stderr)
-            print("cu2cpp: %s does not compile with __CUDA_ARCH__ defined in its device code "
-                  "(clang's messages above)" % args.source, file=sys.stderr)
-            return 1
+    def parse_view(view):
+        return ci.Index.create().parse(args.source, args=clang_args,
+                                       unsaved_files=[(args.source, view[0].decode())])
+
+    def fails(unit):
+        return any(d.severity >= ci.Diagnostic.Error for d in unit.diagnostics)
+
+    # The text the rewrite reads: the file, or its device view (__CUDA_ARCH__, above). A file
+    # that does not compile as it is may compile as nvcc's device pass reads it.
+    if not fails(tu):
+        view = (whole_device_view(ci, tu, args.source) if arch_at_file_scope(ci, tu, args.source)
+                else device_arch_view(ci, tu, args.source))
+        viewed = parse_view(view) if view is not None else tu
+        why = "does not compile with __CUDA_ARCH__ defined in its device code"
+    else:
+        view = whole_device_view(ci, tu, args.source)
+        viewed = parse_view(view) if view is not None else tu
+        why = "does not compile"
+        if fails(viewed):
+            viewed = tu  # clang's messages for the file as it is
+    if fails(viewed):
+        for d in viewed.diagnostics:
+            if d.severity >= ci.Diagnostic.Warning:
+                print(d.format(), file=sys.stderr)
+        print("cu2cpp: %s %s (clang's messages above)" % (args.source, why), file=sys.stderr)
+        return 1
+    if view is not None:
+        FileTokens.overrides[os.path.realpath(args.source)] = view[0]
+        Rewriter.line_maps[os.path.realpath(args.source)] = view[1]
+    tu = viewed
     rewriter = Rewriter(ci, tu, os.path.realpath(os.getcwd()), args.first)
     try:
         rewriter.walk(tu.cursor)
