@@ -706,7 +706,7 @@ KIT_EMU_UNCHECKED static inline bool addressable(uintptr_t address, size_t size)
 } // namespace kit_emu
 
 #define KIT_EMU_ASAN_CALL(kind, size, is_write)                                                    \
-    extern "C" KIT_EMU_UNCHECKED void __asan_##kind##size(uintptr_t address)                       \
+    extern "C" KIT_EMU_UNCHECKED KIT_EMU_HOOK void __asan_##kind##size(uintptr_t address)                       \
     {                                                                                              \
         static void (*real)(uintptr_t) = NULL;                                                     \
         kit_emu::access(address, size, is_write, __builtin_return_address(0));                     \
@@ -733,7 +733,7 @@ KIT_EMU_ASAN_CALL(store, 8, true)
 KIT_EMU_ASAN_CALL(store, 16, true)
 #undef KIT_EMU_ASAN_CALL
 
-extern "C" void __asan_loadN(uintptr_t address, size_t size)
+extern "C" KIT_EMU_HOOK void __asan_loadN(uintptr_t address, size_t size)
 {
     static void (*real)(uintptr_t, size_t) = NULL;
     kit_emu::access(address, size, false, __builtin_return_address(0));
@@ -746,7 +746,7 @@ extern "C" void __asan_loadN(uintptr_t address, size_t size)
     real(address, size);
 }
 
-extern "C" void __asan_storeN(uintptr_t address, size_t size)
+extern "C" KIT_EMU_HOOK void __asan_storeN(uintptr_t address, size_t size)
 {
     static void (*real)(uintptr_t, size_t) = NULL;
     kit_emu::access(address, size, true, __builtin_return_address(0));

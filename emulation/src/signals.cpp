@@ -141,9 +141,19 @@ static void set_tick(long us)
     setitimer(ITIMER_REAL, &t, NULL);
 }
 
-/* A tick before the deadline: preempts the running thread if it has run a whole tick and may be
- * switched out where it is. Runs on the thread's own stack (SIGALRM has no alternate stack), so
- * that its frame, with the registers the kernel saved, waits there until the thread runs again. */
+/* Whether @p pc is in one of the functions instrumented code calls for each access
+ * (internal.h's KIT_EMU_HOOK): a later tick finds the thread in its own code. */
+static bool in_hooks(uintptr_t pc)
+{
+#if defined(__ELF__)
+    return __start_kit_emu_hooks && pc >= (uintptr_t)__start_kit_emu_hooks &&
+           pc < (uintptr_t)__stop_kit_emu_hooks;
+#else
+    (void)pc;
+    return false;
+#endif
+}
+
 /* Whether the signal that brought @p context interrupted fiber @p f where it may be switched
  * out or escaped from: on its own stack, in the program's own code, outside the emulation's
  * (no_preempt; a switch half done, which AddressSanitizer must see finished). */
@@ -152,9 +162,12 @@ static bool safe_to_interrupt(const fiber *f, void *context, interrupted *at)
     return !f->ts.no_preempt && interrupted_at(context, at) &&
            at->sp >= (uintptr_t)f->ctx.stack.base &&
            at->sp < (uintptr_t)f->ctx.stack.base + f->ctx.stack.size &&
-           at->pc >= program_text_start && at->pc < program_text_end;
+           at->pc >= program_text_start && at->pc < program_text_end && !in_hooks(at->pc);
 }
 
+/* A tick before the deadline: preempts the running thread if it has run a whole tick and may be
+ * switched out where it is. Runs on the thread's own stack (SIGALRM has no alternate stack), so
+ * that its frame, with the registers the kernel saved, waits there until the thread runs again. */
 static void preempt(void *context)
 {
     launch_state *l = active;
