@@ -133,7 +133,9 @@ struct preempt_guard {
 /** Stops the program: a built-in variable or device function used outside a kernel. */
 [[noreturn]] KIT_EMU_HD void outside_kernel(const char *what, const char *file, int line);
 
-KIT_EMU_HD inline thread_state &current(const char *what, const char *file, int line)
+/* Not instrumented: the emulation's own memory, which the race detector need not see. */
+__attribute__((no_sanitize_address, always_inline)) KIT_EMU_HD inline thread_state &
+current(const char *what, const char *file, int line)
 {
     if (!current_thread) {
         outside_kernel(what, file, line);

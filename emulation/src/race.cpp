@@ -102,14 +102,17 @@ static shadow_page **table[(size_t)1 << TOP_BITS];
  * and they are most of what a checked access costs). */
 #define KIT_EMU_UNCHECKED __attribute__((no_sanitize_address))
 
-KIT_EMU_UNCHECKED static inline word_shadow *shadow_of(uintptr_t address)
+/* The shadow of the page that holds @p address, or NULL: no tracked memory lies in it. */
+KIT_EMU_UNCHECKED static inline shadow_page *page_of(uintptr_t address)
 {
     shadow_page **mid =
         table[(address >> (PAGE_BITS + MID_BITS)) & (((uintptr_t)1 << TOP_BITS) - 1)];
-    if (!mid) {
-        return NULL;
-    }
-    shadow_page *page = mid[(address >> PAGE_BITS) & (((uintptr_t)1 << MID_BITS) - 1)];
+    return mid ? mid[(address >> PAGE_BITS) & (((uintptr_t)1 << MID_BITS) - 1)] : NULL;
+}
+
+KIT_EMU_UNCHECKED static inline word_shadow *shadow_of(uintptr_t address)
+{
+    shadow_page *page = page_of(address);
     if (!page) {
         return NULL;
     }
@@ -595,6 +598,13 @@ KIT_EMU_UNCHECKED static void access(uintptr_t address, size_t size, bool write,
 {
     thread_state *t = current_thread;
     if (!t || !t->race_block || size == 0) {
+        return;
+    }
+    /* Most accesses are to the stack and the heap, where no page is tracked: nothing to record.
+     * (A store of the thread's own folded into an earlier read waits for its next tracked
+     * access, barrier or warp function; if another thread's access comes first, that access
+     * sees the change and takes it for the reader's.) */
+    if (!page_of(address) && !page_of(address + size - 1)) {
         return;
     }
     t->no_preempt++;
