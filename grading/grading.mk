@@ -89,6 +89,7 @@ check-grader: all
 	@if [ ! -d grading/tests ]; then echo "check-grader: no grading/tests here (a student package)"; exit 0; fi; \
 	python3 grading/tests/test_sandbox.py --build $(BUILD) && \
 	python3 grading/tests/test_intake.py --build $(BUILD) && \
+	python3 grading/tests/test_bridge_intake.py --build $(BUILD) && \
 	python3 grading/tests/test_gpu_fixtures_build.py --build $(BUILD) && \
 	python3 grading/tests/test_policy.py --build $(BUILD) && \
 	python3 grading/tests/test_hardening.py --build $(BUILD) && \

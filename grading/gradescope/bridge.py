@@ -17,6 +17,9 @@ When the host does not answer (down, unreachable, busy past the limit, a refused
 student still gets feedback and a clear score of 0: "not graded yet", why, and what the kit
 in the container could check (the grader's intake checks and the emulated tests, which need
 no GPU; no points). The instructor regrades those submissions later (docs/instructor.md).
+Before anything of the submission runs here, the bridge's key is deleted from the container
+(forget_key): no sandbox mode, however weak, leaves a student's code a key to read; and under
+KIT_SANDBOX=none nothing of it runs here at all.
 
 usage: bridge.py --config config/gradescope.conf --submission DIR --results DIR --work DIR --kit KIT
 Exit status: 0 (results.json is written in every case).
@@ -72,12 +75,21 @@ def pack(submission):
     return buffer.getvalue()
 
 
+def key_copy(work):
+    """Where ssh reads the key from: a folder only this user may enter (ssh wants a key file
+    that no one else may read, and the zip's may have lost its mode)."""
+    return work / "bridge-key" / "key"
+
+
 def ssh_command(config, conf_dir, work, seconds):
     """ssh to the GPU host: the key and the pinned host key from the zip, no agent, no
     forwarding, no terminal, no password prompt; the request is the time alone."""
-    key = work / "bridge_key"  # ssh wants a key file that no one else may read
-    shutil.copyfile(conf_dir / config["KEY_FILE"], key)
-    key.chmod(0o600)
+    key = key_copy(work)
+    key.parent.mkdir(mode=0o700, exist_ok=True)
+    key.parent.chmod(0o700)
+    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out, \
+            open(conf_dir / config["KEY_FILE"], "rb") as source:
+        shutil.copyfileobj(source, out)
     timeout = config["CONNECT_TIMEOUT_S"]
     return ["ssh", "-T", "-i", str(key), "-p", config["GPU_PORT"],
             "-F", "/dev/null",
@@ -126,9 +138,28 @@ def ask_host(config, conf_dir, submission, work):
         return None, "its results.json was not readable"
 
 
+def forget_key(config, conf_dir, work):
+    """Takes the bridge's key out of this container before any submission code runs here (the
+    checks below build and run it): the copy ssh used and the zip's own, which no later step
+    needs (Gradescope grades each submission in a fresh container). Whatever uid or sandbox
+    that code gets, no byte of the key is left to read."""
+    paths = [key_copy(work)]
+    if config and config.get("KEY_FILE"):
+        paths.append(conf_dir / config["KEY_FILE"])
+    for path in paths:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def checked_here(kit, submission, work):
     """What the kit in this container can check with no GPU: the grader's intake checks and
-    the emulated tests (no points), as text; or why it could not."""
+    the emulated tests (no points), as text; or why it could not. Never unisolated: under
+    KIT_SANDBOX=none the submission's code would run as this container's root."""
+    if os.environ.get("KIT_SANDBOX", "").strip() == "none":
+        return ("(nothing was run here: this autograder's sandbox is 'none', and a submission's "
+                "code does not run unisolated beside the link to the GPU host)")
     if not (kit / "build" / "grading.env").exists():
         return "(the kit in this container is not built, so nothing could be checked here)"
     try:
@@ -152,6 +183,7 @@ def main():
     work, results = Path(args.work), Path(args.results)
     work.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)
+    config = None
     try:
         config = read_config(args.config)
         check_bridge(config, args.config)
@@ -161,6 +193,8 @@ def main():
         data, table = None, str(err)
         why = (f"the autograder's link to the course's GPU host is not set up ({err}): tell "
                "your instructor")
+    finally:
+        forget_key(config, Path(args.config).parent, work)
     if data is not None:
         print(table)
     else:

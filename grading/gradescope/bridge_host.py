@@ -12,13 +12,16 @@ as one Slurm job it waits for: --mode slurm), and writes a tar archive to stdout
 (Gradescope's format), grade.txt (the grader's table, with this host's folders left out) and
 status (the grader's exit code). The only request it takes from the container is the time the
 grading may take: SSH_ORIGINAL_COMMAND must be `grade SECONDS`; anything else (a shell, another
-command) is refused. The archive is checked before anything is written (plain files and
-folders, relative names, sizes bounded), the grading happens in a folder of its own under
---spool, and that folder is removed when the answer has been sent.
-Exit status: 0 answered, 2 refused (the reason on stderr).
+command) is refused. The archive (16 MiB at most) is read as a stream, each member's header
+checked before its data is read (plain files and folders, relative names, 200 members, 16 MiB
+each and 64 MiB in all), the grading happens in a folder of its own under --spool, and that
+folder is removed when the answer has been sent.
+Exit status: 0 answered, 2 refused (the reason on stderr), 3 failed here (one line on stderr;
+the details in the spool's errors.log).
 """
 import argparse
 import io
+import lzma
 import os
 import re
 import secrets
@@ -27,12 +30,16 @@ import subprocess
 import sys
 import tarfile
 import time
+import traceback
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parent.parent
 MAX_ARCHIVE_BYTES = 16 * 2**20  # what the container may send
 MAX_FILES = 200
+MAX_FILE_BYTES = 16 * 2**20  # what one file of the submission may hold, unpacked
+MAX_TOTAL_BYTES = 64 * 2**20  # and all of them
 MAX_SECONDS = 6 * 3600
 REQUEST = re.compile(r"grade (\d{1,6})")
 
@@ -43,27 +50,40 @@ def refuse(message):
 
 
 def unpack(data, into):
-    """The submission's archive into `into`: plain files and folders with relative names
-    only (no links, devices, absolute paths or '..'), MAX_FILES at most."""
+    """The submission's archive into `into`, as a stream (one member at a time, in chunks):
+    plain files and folders with relative names only (no links, devices, fifos or sparse
+    files, no absolute path or '..'), MAX_FILES members at most, none over MAX_FILE_BYTES,
+    MAX_TOTAL_BYTES in all. Each member's header is checked before any of its data is read,
+    so an archive that declares more than that is refused at once, whatever it would expand
+    to; the first member past a limit ends the reading."""
+    count = total = 0
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-        members = archive.getmembers()
-    except (tarfile.TarError, EOFError) as err:
-        refuse(f"the submission is not a tar archive ({err})")
-    if len(members) > MAX_FILES:
-        refuse(f"more than {MAX_FILES} files")
-    for m in members:
-        parts = Path(m.name).parts
-        if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
-            refuse(f"{m.name!r}: only plain files and folders, with relative names")
-    for m in members:
-        target = into / m.name
-        if m.isdir():
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(archive.extractfile(m).read())
-        target.chmod(0o644)
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r|*") as archive:
+            for m in archive:
+                count += 1
+                if count > MAX_FILES:
+                    refuse(f"more than {MAX_FILES} files")
+                parts = Path(m.name).parts
+                if (m.name.startswith("/") or ".." in parts or not (m.isreg() or m.isdir()) or
+                        m.issparse()):
+                    refuse(f"{m.name!r}: only plain files and folders, with relative names")
+                if m.size > MAX_FILE_BYTES:
+                    refuse(f"{m.name!r} is over {MAX_FILE_BYTES // 2**20} MiB")
+                total += m.size
+                if total > MAX_TOTAL_BYTES:
+                    refuse(f"the files are over {MAX_TOTAL_BYTES // 2**20} MiB in all")
+                target = into / m.name
+                if m.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.extractfile(m) as source, open(target, "wb") as out:
+                    shutil.copyfileobj(source, out, 2**16)
+                target.chmod(0o644)
+    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError) as err:
+        refuse(f"the submission is not a readable tar archive ({type(err).__name__})")
+    except OSError as err:  # e.g. a file where a folder of the same name must go
+        refuse(f"the submission could not be unpacked ({err.strerror or type(err).__name__})")
 
 
 def grade_command(args, folder, seconds):
@@ -125,6 +145,38 @@ def answer(folder, status, output):
 
 
 def main():
+    """serve(), with any failure of this host's own told in one line (exit 3), its details in
+    the spool's errors.log for the instructor: never a traceback, with this host's folders, to
+    the container."""
+    try:
+        return serve()
+    except SystemExit:
+        raise
+    except BaseException as err:  # noqa: B036 (KeyboardInterrupt too: one line, no trace)
+        spool = _spool_argument()
+        if spool:
+            try:
+                with open(Path(spool) / "errors.log", "a") as log:
+                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} "
+                              f"{traceback.format_exc()}\n")
+            except OSError:
+                pass
+        print(f"bridge_host: failed on the GPU host ({type(err).__name__}); the instructor "
+              "finds the details in the bridge's errors.log", file=sys.stderr)
+        return 3
+
+
+def _spool_argument():
+    """--spool's value from the command line, or None."""
+    for i, word in enumerate(sys.argv):
+        if word == "--spool" and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+        if word.startswith("--spool="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def serve():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spool", required=True, help="where submissions are graded (each in "
                         "a folder of its own, removed after)")

@@ -33,20 +33,23 @@ def kit_files(root):
     return sorted(p for p in listed if not p.startswith(LEFT_OUT) and (root / p).is_file())
 
 
-def add(archive, source, name):
+def add(archive, source, name, mode=None):
+    """`source` as `name` in the zip: mode 755 or 644 (as executable or not), or `mode`."""
     info = zipfile.ZipInfo.from_file(source, name)
-    info.external_attr = ((0o755 if os.access(source, os.X_OK) else 0o644) | 0o100000) << 16
+    if mode is None:
+        mode = 0o755 if os.access(source, os.X_OK) else 0o644
+    info.external_attr = (mode | 0o100000) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     archive.writestr(info, Path(source).read_bytes())
 
 
 def config_files(conf):
-    """(source, name in the zip) of the course's settings and the files they name; exits with
-    a sentence when one is missing."""
+    """(source, name in the zip, mode) of the course's settings and the files they name (the
+    private key readable by its owner alone); exits with a sentence when one is missing."""
     conf = Path(conf).resolve()
     if not conf.is_file():
         sys.exit(f"gradescope: GRADESCOPE_CONFIG={conf}: no such file")
-    files = [(conf, "config/gradescope.conf")]
+    files = [(conf, "config/gradescope.conf", 0o644)]
     settings = dict(line.split("=", 1) for line in conf.read_text().splitlines()
                     if "=" in line and not line.lstrip().startswith("#"))
     if settings.get("GPU_HOST", "").strip():
@@ -55,7 +58,8 @@ def config_files(conf):
             path = conf.parent / value
             if not value or not path.is_file():
                 sys.exit(f"gradescope: {conf}: {name}={value}: no such file beside it")
-            files.append((path, f"config/{Path(value).name}"))
+            files.append((path, f"config/{Path(value).name}",
+                          0o600 if name == "KEY_FILE" else 0o644))
     return files
 
 
@@ -72,8 +76,8 @@ def main():
         add(archive, HERE / "run_autograder", "run_autograder")
         for path in files:
             add(archive, root / path, f"kit/{path}")
-        for source, name in extra:
-            add(archive, source, name)
+        for source, name, mode in extra:
+            add(archive, source, name, mode)
     target.with_suffix(".tmp").replace(target)
     print(f"gradescope: {target} ({target.stat().st_size // 1024} KiB, {len(files)} files of "
           "the kit" + (f", the course's settings from {conf}" if conf else

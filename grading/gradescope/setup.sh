@@ -15,6 +15,13 @@ root=${AUTOGRADER_ROOT:-/autograder}
 conf=$root/source/config/gradescope.conf
 setting() { [ -f "$conf" ] && sed -n "s/^$1=//p" "$conf" | tail -n 1 || true; }
 bridge=$(setting GPU_HOST)
+# The bridge's private key: root's alone, whatever the unzip left (a student's code, which
+# runs as another uid, must never read it; bridge.py also deletes it before any runs).
+key=$(setting KEY_FILE)
+if [ -n "$key" ] && [ -f "$root/source/config/$key" ]; then
+    chmod 700 "$root/source/config"
+    chmod 600 "$root/source/config/$key"
+fi
 arch=$(setting KIT_CUDA_ARCH)
 arch=${arch:-${KIT_CUDA_ARCH:-}}  # (or from the environment: the kit's own checks)
 if [ -n "$bridge" ]; then

@@ -16,6 +16,7 @@ never a silent one; a submission over the time limit says so; the key runs nothi
 grading (a shell and a port forward are refused).
 """
 import io
+import itertools
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ import tempfile
 import threading
 import time
 import unittest
+import zipfile
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the kit
@@ -236,6 +238,97 @@ class Bridge(unittest.TestCase):
         proc = ssh(request="grade 5", data=archive)
         self.assertEqual(proc.returncode, 2)
         self.assertIn(b"only plain files and folders", proc.stderr)
+
+
+# Two Lab 01 submissions that reach for the bridge's key (the zip's copy, and ssh's copy in
+# the grader's work folder) where only the emulation's compiler reads them: one includes it
+# (the compiler's error would quote its first line; the include scan refuses it first), the
+# other prints every line it can open, and then fails, so that the grader keeps its output.
+KEY_INCLUDER = """
+#if !defined(__NVCC__)
+#include "%s"
+#endif
+"""
+KEY_THIEF = """
+#if !defined(__NVCC__)
+#include <stdio.h>
+#include <stdlib.h>
+static int steal_key(void)
+{
+    const char *paths[] = {%s};
+    int stole = 0;
+    for (const char *path : paths) {
+        FILE *f = fopen(path, "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            printf("stolen: %%s", line);
+            fprintf(stderr, "stolen: %%s", line);
+            stole = 1;
+        }
+        if (f) {
+            fclose(f);
+        }
+    }
+    if (stole) {
+        exit(1); /* the test binary fails: the grader keeps what it printed */
+    }
+    return 0;
+}
+static int stolen = steal_key();
+#endif
+"""
+
+
+class KeySecret(unittest.TestCase):
+    """The bridge's private key never reaches a submission's code in the container: when the
+    host does not grade it, the container's fallback builds and runs the submission in
+    emulation; by then the key is gone, in every sandbox mode, and under 'none' nothing runs.
+    In the zip, the key is its owner's alone."""
+
+    def test_the_zip_holds_the_key_as_its_owners_alone(self):
+        folder = STATE["tmp"] / "zip-config"
+        folder.mkdir(exist_ok=True)
+        shutil.copy(STATE["key"], folder / "bridge_key")
+        (folder / "bridge_key").chmod(0o644)
+        shutil.copy(STATE["known"], folder / "known_hosts")
+        (folder / "gradescope.conf").write_text(
+            "GPU_HOST=gpu.example.edu\nGPU_USER=kitgrader\nKEY_FILE=bridge_key\n"
+            "KNOWN_HOSTS_FILE=known_hosts\n")
+        subprocess.run([sys.executable, str(GRADING / "gradescope" / "make_autograder.py"),
+                        str(folder / "build")], check=True, capture_output=True,
+                       env=dict(os.environ, GRADESCOPE_CONFIG=str(folder / "gradescope.conf")))
+        with zipfile.ZipFile(folder / "build" / "gradescope" / "autograder.zip") as z:
+            modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in z.infolist()}
+        self.assertEqual(modes["config/bridge_key"], 0o600)
+        self.assertEqual(modes["config/known_hosts"], 0o644)
+
+    def test_no_sandbox_mode_lets_a_submission_read_the_key(self):
+        key_lines = [line for line in Path(STATE["key"]).read_text().splitlines()
+                     if line and not line.startswith("-----")]
+        for kind, how in itertools.product(("auto", "nobody", "none"), ("include", "read")):
+            with self.subTest(sandbox=kind, how=how):
+                name = f"thief-{kind}-{how}"
+                root = STATE["tmp"] / "gradescope" / name
+                config = root / "source" / "config"
+                paths = [config / "bridge_key", root / "work" / "bridge-key" / "key"]
+                thief = (KEY_INCLUDER % paths[0] if how == "include" else
+                         KEY_THIEF % ", ".join(f'"{p}"' for p in paths))
+                with tempfile.TemporaryDirectory() as folder:
+                    source = (ROOT / "solutions" / "01-oddeven" / "oddeven.cu").read_text()
+                    (Path(folder) / "oddeven.cu").write_text(source + thief)
+                    root = container(name, folder, GPU_PORT=str(free_port()), KIT_SANDBOX=kind)
+                (config / "bridge_key").chmod(0o644)  # as an older zip left it
+                proc, data = run_autograder(root)
+                self.assertIn("Not graded yet", data["output"])
+                if kind != "none" and how == "read":  # the fallback ran it in emulation
+                    self.assertIn("emulated", data["output"])
+                # what the student reads, and every log the grader kept in the container
+                said = json.dumps(data) + proc.stdout + proc.stderr + "".join(
+                    p.read_text(errors="replace") for p in (root / "work").rglob("*")
+                    if p.is_file() and not p.is_symlink() and p not in paths)
+                for line in key_lines:
+                    self.assertNotIn(line, said)
+                self.assertFalse(any(p.exists() for p in paths))
 
 
 if __name__ == "__main__":
