@@ -13,8 +13,11 @@ The time: Gradescope stops an autograder at the assignment's limit (GRADESCOPE_L
 the answer written here, as its --max-time: a submission that cannot finish in time gets the
 grader's own message for the tests it could not run, never a silent 0.
 
-When the host does not answer (down, unreachable, busy past the limit, a refused key), the
-student still gets feedback and a clear score of 0: "not graded yet", why, and what the kit
+When the host does not grade it, the student still gets feedback and a clear score of 0:
+"not graded yet", and why, telling a host that did not answer (down, unreachable, silent, a
+refused key; a connection its sshd dropped before the login is tried again, as on deadline
+night) from a host that answered and could not grade it now (busy past the time: its queue,
+bridge_queue.py; no GPU; the archive refused), and what the kit
 in the container could check (the grader's intake checks and the emulated tests, which need
 no GPU; no points). The instructor regrades those submissions later (docs/instructor.md).
 Before anything of the submission runs here, the bridge's key is deleted from the container
@@ -28,10 +31,12 @@ import argparse
 import io
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 MARGIN_S = 300  # of Gradescope's limit: the transfers, the host's start, the answer here
@@ -102,40 +107,65 @@ def ssh_command(config, conf_dir, work, seconds):
             f"{config['GPU_USER']}@{config['GPU_HOST']}", f"grade {seconds}"]
 
 
+# ssh's words when the host's sshd dropped the connection before the login (its MaxStartups
+# on deadline night): worth another try, unlike a host that refuses or does not answer.
+DROPPED = ("kex_exchange_identification", "Connection closed by", "Connection reset by")
+CONNECT_TRIES = 6
+
+
+def run_ssh(command, data, timeout):
+    """ssh's CompletedProcess, tried again (after 2, 4, 8... s) while the host's sshd drops
+    the connection before the login; TimeoutExpired past `timeout` in all."""
+    deadline = time.monotonic() + timeout
+    for attempt in range(CONNECT_TRIES):
+        done = subprocess.run(command, input=data, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE,
+                              timeout=max(1, deadline - time.monotonic()))
+        said = done.stderr.decode(errors="replace")
+        pause = 2 ** (attempt + 1) * (0.5 + random.random())
+        if (done.returncode != 255 or not any(word in said for word in DROPPED) or
+                time.monotonic() + pause + 60 > deadline):
+            return done
+        time.sleep(pause)
+    return done
+
+
 def ask_host(config, conf_dir, submission, work):
-    """(results.json's data, the grader's table) from the GPU host, or (None, why not)."""
+    """(results.json's data, the grader's table, True) from the GPU host; else (None, why
+    not, whether the host answered: False when it could not be reached or said nothing)."""
     limit = int(config["GRADESCOPE_LIMIT_MIN"]) * 60
     seconds = limit - MARGIN_S
     if seconds < 60:
         return None, (f"GRADESCOPE_LIMIT_MIN={config['GRADESCOPE_LIMIT_MIN']} leaves no time to "
-                      "grade")
+                      "grade"), False
     command = ssh_command(config, conf_dir, work, seconds)
     try:
-        done = subprocess.run(command, input=pack(submission), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=limit - MARGIN_S // 2)
+        done = run_ssh(command, pack(submission), limit - MARGIN_S // 2)
     except subprocess.TimeoutExpired:
-        return None, "it did not answer within Gradescope's time limit"
+        return None, "it did not answer within Gradescope's time limit", False
     except OSError as err:
-        return None, f"ssh could not run here ({err})"
+        return None, f"ssh could not run here ({err})", False
     said = done.stderr.decode(errors="replace").strip().splitlines()
-    if done.returncode != 0:
-        return None, "; ".join(said[-2:]) or f"ssh exit {done.returncode}"
+    if done.returncode != 0:  # 255: ssh's own failure; else the host's end refused or failed
+        return None, "; ".join(said[-2:]) or f"ssh exit {done.returncode}", \
+            done.returncode != 255
     if len(done.stdout) > MAX_ANSWER_BYTES:
-        return None, "its answer was too large"
+        return None, "its answer was too large", True
     try:
         with tarfile.open(fileobj=io.BytesIO(done.stdout), mode="r:gz") as archive:
             files = {m.name: archive.extractfile(m).read() for m in archive.getmembers()
                      if m.isfile() and m.name in ("results.json", "grade.txt", "status")}
     except (tarfile.TarError, EOFError) as err:
-        return None, f"its answer was not readable ({err})"
+        return None, f"its answer was not readable ({err})", True
     table = files.get("grade.txt", b"").decode(errors="replace")
-    if "results.json" not in files:  # e.g. its GPU busy: a regrade later, as for a host down
-        said = [line for line in table.strip().splitlines() if line.startswith("NOT GRADED")]
-        return None, "it could not grade it now: " + (said[-1] if said else "no results")
+    if "results.json" not in files:  # no GPU, or busy: a regrade later, as for a host down
+        lines = [line.strip() for line in table.strip().splitlines() if line.strip()]
+        said = [line for line in lines if line.startswith("NOT GRADED")] or lines[-1:]
+        return None, said[-1] if said else "no results", True
     try:
-        return json.loads(files["results.json"]), table
+        return json.loads(files["results.json"]), table, True
     except ValueError:
-        return None, "its results.json was not readable"
+        return None, "its results.json was not readable", True
 
 
 def forget_key(config, conf_dir, work):
@@ -187,8 +217,10 @@ def main():
     try:
         config = read_config(args.config)
         check_bridge(config, args.config)
-        data, table = ask_host(config, Path(args.config).parent, Path(args.submission), work)
-        why = f"the course's GPU host did not answer ({table})"
+        data, table, answered = ask_host(config, Path(args.config).parent,
+                                         Path(args.submission), work)
+        why = (f"the course's GPU host answered, but could not grade it now ({table})"
+               if answered else f"the course's GPU host did not answer ({table})")
     except (OSError, ValueError) as err:
         data, table = None, str(err)
         why = (f"the autograder's link to the course's GPU host is not set up ({err}): tell "

@@ -15,12 +15,17 @@ grading may take: SSH_ORIGINAL_COMMAND must be `grade SECONDS`; anything else (a
 command) is refused. The archive (16 MiB at most) is read as a stream, each member's header
 checked before its data is read (plain files and folders, relative names, 200 members, 16 MiB
 each and 64 MiB in all), the grading happens in a folder of its own under --spool, and that
-folder is removed when the answer has been sent.
+folder is removed when the answer has been sent. Gradings wait their turn for a GPU, in the
+order they came (bridge_queue.py: --gpus, --per-gpu; Slurm's queue in --mode slurm): the
+student's output starts with their place on arrival, the expected and the real wait; a request
+that would wait past its time, or finds --max-waiting requests ahead, is answered "busy" (no
+results.json; the container says the host answered and could not grade it now).
 Exit status: 0 answered, 2 refused (the reason on stderr), 3 failed here (one line on stderr;
 the details in the spool's errors.log).
 """
 import argparse
 import io
+import json
 import lzma
 import os
 import re
@@ -34,6 +39,10 @@ import traceback
 import zlib
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the kit
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bridge_queue import Busy, Queue  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parent.parent
 MAX_ARCHIVE_BYTES = 16 * 2**20  # what the container may send
@@ -42,6 +51,8 @@ MAX_FILE_BYTES = 16 * 2**20  # what one file of the submission may hold, unpacke
 MAX_TOTAL_BYTES = 64 * 2**20  # and all of them
 MAX_SECONDS = 6 * 3600
 REQUEST = re.compile(r"grade (\d{1,6})")
+LEAST_GRADING_S = 120  # a request whose wait would leave less than this is answered busy
+BUSY = 75  # the status of a request the queue could not take (EX_TEMPFAIL)
 
 
 def refuse(message):
@@ -97,10 +108,15 @@ def grade_command(args, folder, seconds):
     return command + [str(folder / "submission")]
 
 
-def run_grader(args, folder, seconds):
-    """Grades folder/submission into folder/out; returns (exit code, the grader's output)."""
+def run_grader(args, folder, seconds, gpu=""):
+    """Grades folder/submission into folder/out (on GPU `gpu` when the queue names one);
+    returns (exit code, the grader's output)."""
     env = dict(os.environ, KIT_GRADESCOPE="1")  # fail closed, as on Gradescope itself
     command = grade_command(args, folder, seconds)
+    if gpu:
+        command[2:2] = ["--gpus", gpu]
+    if args.per_gpu > 1:  # sharing configured: the classmates on the GPU are the queue's
+        command[2:2] = ["--allow-busy-gpu"]
     margin = 120  # the grader's own start and end around its --max-time
     if args.mode == "slurm":
         log = folder / "slurm.log"
@@ -126,10 +142,12 @@ def _quote(word):
     return word if re.fullmatch(r"[\w./:=+-]+", word) else "'" + word.replace("'", "'\\''") + "'"
 
 
-def answer(folder, status, output):
-    """The tar archive the container reads: results.json (when the grader wrote one),
-    grade.txt, status."""
+def answer(folder, status, output, queue_line=""):
+    """The tar archive the container reads: results.json (when the grader wrote one; the
+    queue's line for the student first in its output), grade.txt, status."""
     buffer = io.BytesIO()
+    if queue_line:
+        output = f"{queue_line}\n{output}"
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         def add(name, data):
             info = tarfile.TarInfo(name)
@@ -137,7 +155,15 @@ def answer(folder, status, output):
             archive.addfile(info, io.BytesIO(data))
         results = folder / "out" / "results.json"
         if results.is_file():
-            add("results.json", results.read_bytes())
+            data = results.read_bytes()
+            if queue_line:
+                try:
+                    parsed = json.loads(data)
+                    parsed["output"] = f"{queue_line}\n\n{parsed.get('output', '')}".rstrip()
+                    data = json.dumps(parsed, indent=2).encode()
+                except (ValueError, AttributeError):
+                    pass  # the grader's own file, as it is
+            add("results.json", data)
         add("grade.txt", output.encode())
         add("status", f"{status}\n".encode())
     sys.stdout.buffer.write(buffer.getvalue())
@@ -183,6 +209,13 @@ def serve():
     parser.add_argument("--mode", choices=("direct", "slurm"), default="direct")
     parser.add_argument("--partition", default="", help="--mode slurm: sbatch --partition")
     parser.add_argument("--gres", default="gpu:1", help="--mode slurm: sbatch --gres")
+    parser.add_argument("--gpus", default="", help="--mode direct: the GPUs to grade on, as "
+                        "nvidia-smi numbers them (e.g. 0,1); gradings wait their turn for one "
+                        "(default: one grading at a time, on the GPU the grader picks)")
+    parser.add_argument("--per-gpu", type=int, default=1, help="--mode direct: gradings at "
+                        "once on one GPU (default 1: each alone on its GPU)")
+    parser.add_argument("--max-waiting", type=int, default=200, help="--mode direct: the most "
+                        "requests that wait; one more is answered busy (default 200)")
     parser.add_argument("--build", help="the kit's build folder (default: the kit's build/)")
     parser.add_argument("--kit-root", help=argparse.SUPPRESS)  # the kit's own tests
     args = parser.parse_args()
@@ -201,8 +234,24 @@ def serve():
     try:
         (folder / "submission").mkdir(mode=0o755)
         unpack(data, folder / "submission")
-        status, output = run_grader(args, folder, seconds)
-        answer(folder, status, output)
+        if args.mode == "slurm":  # Slurm's own queue orders the jobs
+            status, output = run_grader(args, folder, seconds)
+            answer(folder, status, output)
+            return 0
+        queue = Queue(spool / "queue", [g for g in args.gpus.split(",") if g.strip()],
+                      args.per_gpu, args.max_waiting)
+        try:
+            turn = queue.wait(seconds, min(LEAST_GRADING_S, seconds // 2))
+        except Busy as why:
+            answer(folder, BUSY, f"NOT GRADED: the GPU host is busy: {why}")
+            return 0
+        start = time.monotonic()
+        try:
+            status, output = run_grader(args, folder, max(1, int(seconds - turn.waited_s)),
+                                        turn.gpu)
+        finally:
+            queue.done(turn, time.monotonic() - start)
+        answer(folder, status, output, turn.line(queue.slots))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

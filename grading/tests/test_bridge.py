@@ -29,6 +29,7 @@ import threading
 import time
 import unittest
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the kit
@@ -173,7 +174,9 @@ class Bridge(unittest.TestCase):
         assert_same_grade(self, data, local_results(STATE["build"], submission,
                                                     STATE["tmp"] / "local-good"))
         self.assertNotIn(str(STATE["tmp"] / "spool"), json.dumps(data))  # the host's folders
-        self.assertEqual(list((STATE["tmp"] / "spool").iterdir()), [])  # cleaned
+        # cleaned: no grading's folder is left, only the queue's own
+        self.assertEqual([p.name for p in (STATE["tmp"] / "spool").iterdir()], ["queue"])
+        self.assertEqual(list((STATE["tmp"] / "spool" / "queue" / "tickets").iterdir()), [])
 
     def test_a_host_that_is_down_gives_not_graded_yet(self):
         proc, data = run_autograder(container("down", test_grader.HOST / "good",
@@ -229,6 +232,38 @@ class Bridge(unittest.TestCase):
         path = ssh(request="grade 5; id")
         self.assertEqual(path.returncode, 2)
         self.assertNotIn(b"uid=", path.stdout)
+
+    def test_a_class_at_once_is_graded_in_order_one_at_a_time(self):
+        # Deadline night: 50 containers send their submission at once. The host grades them
+        # one at a time (one GPU), in the order they came, each within its time; each student
+        # reads their place and wait. (A submission the intake refuses: its grading is short.)
+        journal = STATE["tmp"] / "spool" / "queue" / "journal.tsv"
+        journal.unlink(missing_ok=True)
+        roots = [container(f"class-{i:02d}", test_grader.HOST / "include_passwd")
+                 for i in range(50)]
+        with ThreadPoolExecutor(50) as pool:
+            answers = list(pool.map(run_autograder, roots))
+        lines = journal.read_text().splitlines()
+        self.assertEqual(len(lines), 50, [data["output"][:300] for _, data in answers
+                                          if not data["output"].startswith("queue:")])
+        rows = [line.split("\t") for line in lines]
+        by_arrival = sorted(rows, key=lambda row: row[2])  # tickets are named by arrival
+        starts = [float(row[1]) for row in by_arrival]
+        self.assertEqual(starts, sorted(starts))  # graded in the order they came
+        spans = sorted((float(row[1]), float(row[1]) + float(row[6].split()[2])) for row in rows)
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            self.assertLessEqual(start, end + 0.5)  # never two at once... (clock granularity)
+            self.assertGreaterEqual(start, end - 0.05)
+        for proc, data in answers:
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertRegex(data["output"], r"^queue: place \d+ on arrival \(\d+ ahead of it, "
+                                             r"1 grading at once on this host\); .*waited ")
+        said = " ".join(data["output"] for _, data in answers)
+        self.assertIn("; expected ", said)  # once gradings were measured
+        waits = [float(row[5].split()[1]) for row in rows]
+        print(f"\n  50 at once: waits {min(waits):.1f}-{max(waits):.1f} s, "
+              f"last graded {max(end for _, end in spans) - min(s for s, _ in spans):.1f} s "
+              "after the first began", file=sys.stderr)
 
     def test_an_archive_with_links_or_escapes_is_refused(self):
         with tempfile.TemporaryDirectory() as folder:

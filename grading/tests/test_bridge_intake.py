@@ -11,9 +11,11 @@ in under 1 MiB, or thousands of empty members in a few KiB of xz, is refused at 
 memory and nothing left on disk; links, devices, fifos and sparse files are refused; so is
 what is not an archive at all; each refusal is one line (exit 2), and a failure of the host's
 own is one line too (exit 3), never a traceback or a folder of the host; an honest archive
-unpacks whole.
+unpacks whole. And its queue answers "busy" when the queue is full or the wait would leave
+too little of the request's time.
 """
 
+import fcntl
 import io
 import lzma
 import os
@@ -155,6 +157,65 @@ class BridgeIntake(unittest.TestCase):
         bridge_host.unpack(archive(members), into)
         for name, data in files.items():
             self.assertEqual((into / name).read_bytes(), data)
+
+
+def answer_files(data):
+    """The names and contents of the host's answer (a tar.gz)."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        return {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}
+
+
+class BridgeQueue(unittest.TestCase):
+    """The host's queue answers "busy" (no results.json, so the container says the host
+    answered and could not grade it now) when it cannot grade a request in its time; the
+    real gradings in order are test_bridge.py's (a class of 50 at once over sshd)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="kit-bridge-queue-"))
+        self.spool = self.tmp / "spool"
+        self.small = archive([(member("oddeven.cu", size=1), b"x")])
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", str(self.tmp)])
+
+    def busy(self, request, *options):
+        done = subprocess.run([sys.executable, str(BRIDGE_HOST), "--spool", str(self.spool),
+                               *options], input=self.small, capture_output=True, timeout=60,
+                              env=dict(os.environ, SSH_ORIGINAL_COMMAND=request))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        files = answer_files(done.stdout)
+        self.assertNotIn("results.json", files)
+        self.assertEqual(files["status"].strip(), str(bridge_host.BUSY))
+        self.assertTrue(files["grade.txt"].startswith("NOT GRADED: the GPU host is busy: "),
+                        files["grade.txt"])
+        return files["grade.txt"]
+
+    def hold_slot(self):
+        """The one slot, taken as a grading holds it."""
+        slots = self.spool / "queue" / "slots"
+        slots.mkdir(parents=True)
+        fd = os.open(slots / "slot-0.lock", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self.addCleanup(os.close, fd)
+
+    def test_a_full_queue_says_busy_at_once(self):
+        said = self.busy("grade 600", "--max-waiting", "0")
+        self.assertIn("it takes 0 at most", said)
+
+    def test_a_wait_longer_than_the_time_says_busy_at_once(self):
+        self.hold_slot()
+        (self.spool / "queue" / "durations").write_text("100\n100\n")
+        start = time.monotonic()
+        said = self.busy("grade 150")  # a grading needs 75 s of it; 100 s to wait
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertIn("about 1 min 40 s, more than the time it has", said)
+
+    def test_a_wait_that_runs_out_says_busy_then(self):
+        self.hold_slot()  # and no grading measured: nothing to expect, so it waits
+        start = time.monotonic()
+        said = self.busy("grade 4")  # a grading needs 2 s of it
+        self.assertGreaterEqual(time.monotonic() - start, 2)
+        self.assertIn("the time left would not grade it", said)
 
 
 if __name__ == "__main__":
