@@ -79,7 +79,7 @@ LDLIBS := -lm
 # Every target a person runs; `make help` lists each (tools/check_layout.py checks it does).
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-grader check-slurm check-handout check-gradescope skeletons \
-        gpu-check bench-report handout gradescope docs-images docs-performance emulate \
+        gpu-check bench-report handout gradescope gradescope-check docs-images docs-performance emulate \
         emulate-parts check-emulate bench-emulate ptxas FORCE
 .DEFAULT_GOAL := all
 
@@ -110,6 +110,7 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make skeletons        rewrite labs/NN/name.cu from solutions/NN/name.cu"
 	@echo "  make handout          the student package, $(BUILD)/handout/gpu-sorting-kit.tar.gz"
 	@echo "  make gradescope       Gradescope's autograder, $(BUILD)/gradescope/autograder.zip"
+	@echo "  make gradescope-check GRADESCOPE_CONFIG=FILE: does the course's GPU host answer and grade?"
 	@echo "  make gpu-check        on a GPU host: every GPU suite, sanitizers, grading, fixtures, benchmarks"
 	@echo "                        (GPU_CHECK_STEPS=tests,sanitize,drivers,grade,fixtures,bench picks steps)"
 	@echo "  make bench-report     charts and a table from bench rows (BENCH_CSV=FILE...; default gpu-check's)"

@@ -111,6 +111,12 @@ check-slurm: all
 gradescope:
 	@python3 grading/gradescope/make_autograder.py $(BUILD)
 
+# The link to the course's GPU host, from the instructor's machine, with the course's own
+# settings and key: does the host answer, and would it grade (a GPU, a built kit, its queue)?
+gradescope-check:
+	@if [ -z "$(GRADESCOPE_CONFIG)" ]; then echo "gradescope-check: name the course's settings: make gradescope-check GRADESCOPE_CONFIG=/path/to/gradescope.conf"; exit 2; fi; \
+	python3 grading/gradescope/bridge.py --check --config "$(GRADESCOPE_CONFIG)"
+
 # Then the bridge to the course's GPU host, over a real sshd on localhost (root: it logs in
 # as root with a forced command; tools/deps.sh bridge installs OpenSSH's server).
 check-gradescope:

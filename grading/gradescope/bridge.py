@@ -25,7 +25,9 @@ Before anything of the submission runs here, the bridge's key is deleted from th
 KIT_SANDBOX=none nothing of it runs here at all.
 
 usage: bridge.py --config config/gradescope.conf --submission DIR --results DIR --work DIR --kit KIT
-Exit status: 0 (results.json is written in every case).
+       bridge.py --check --config gradescope.conf     (make gradescope-check: the link alone)
+Exit status: 0 (results.json is written in every case); with --check, 0 the link works, 1 the
+host answered but cannot grade, 2 it did not answer (check_link).
 """
 import argparse
 import io
@@ -36,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -205,11 +208,59 @@ def checked_here(kit, submission, work):
     return "\n".join(lines).replace(str(submission) + "/", "")
 
 
+def check_link(config_path):
+    """make gradescope-check: asks the GPU host, with the course's settings and key, what it
+    would grade with (bridge_host.py's `check`), and says it in a few lines. Exit 0 the host
+    answered and lists a GPU (or grades through Slurm), 1 it answered without a usable GPU, 2
+    it did not answer (or the settings are wrong)."""
+    try:
+        config = read_config(config_path)
+        check_bridge(config, config_path)
+    except (OSError, ValueError) as err:
+        print(f"gradescope-check: the settings are not usable: {err}")
+        return 2
+    with tempfile.TemporaryDirectory() as work:
+        command = ssh_command(config, Path(config_path).parent, Path(work), 0)
+        command[-1] = "check"
+        try:
+            done = run_ssh(command, b"", 120)
+        except subprocess.TimeoutExpired:
+            done = None
+    host = f"{config['GPU_USER']}@{config['GPU_HOST']}:{config['GPU_PORT']}"
+    if done is None or done.returncode == 255:
+        said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] if done else []
+        print(f"gradescope-check: the host did not answer ({host}): "
+              f"{said[0] if said else 'no answer in 120 s'}")
+        return 2
+    text = done.stdout.decode(errors="replace").strip()
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip()
+        print(f"gradescope-check: the host answered ({host}) but refused the check: {said} "
+              "(is its bridge_host.py older than this kit's? It must take 'check')")
+        return 1
+    print(f"gradescope-check: the host answered ({host}):")
+    print("\n".join("  " + line for line in text.splitlines()))
+    usable = any(line.startswith("GPUs: ") and not line.startswith("GPUs: none")
+                 for line in text.splitlines()) and "built: yes" in text
+    print("gradescope-check: " + ("the link works: submissions will be graded there" if usable
+                                  else "the host answered, but cannot grade (no usable GPU, or "
+                                  "its kit is not built): see the lines above"))
+    return 0 if usable else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name in ("--config", "--submission", "--results", "--work", "--kit"):
-        parser.add_argument(name, required=True)
+    parser.add_argument("--check", action="store_true", help="only ask the host whether it "
+                        "would grade (make gradescope-check); needs --config alone")
+    parser.add_argument("--config", required=True)
+    for name in ("--submission", "--results", "--work", "--kit"):
+        parser.add_argument(name)
     args = parser.parse_args()
+    if args.check:
+        return check_link(args.config)
+    missing = [n for n in ("submission", "results", "work", "kit") if not getattr(args, n)]
+    if missing:
+        parser.error("the arguments --%s are required" % ", --".join(missing))
     work, results = Path(args.work), Path(args.results)
     work.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)

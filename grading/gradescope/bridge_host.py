@@ -138,6 +138,35 @@ def run_grader(args, folder, seconds, gpu=""):
     return status, output.replace(str(folder) + "/", "").replace(str(KIT) + "/", "")
 
 
+def check_link(args):
+    """The answer to `check` (make gradescope-check, from the instructor's machine): what this
+    end would grade with, in lines of NAME: VALUE, and no submission taken. GPUs: the ones
+    nvidia-smi lists, or why none ("none: ..."); queue: how many wait and grade now."""
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True,
+                                timeout=20)
+        gpus = [line.split(" (UUID")[0] for line in listed.stdout.splitlines()
+                if line.startswith("GPU ")]
+        why = (listed.stderr or listed.stdout).strip().splitlines()[-1:] or ["no GPU listed"]
+    except (OSError, subprocess.TimeoutExpired) as err:
+        gpus, why = [], [f"nvidia-smi could not run ({type(err).__name__})"]
+    if args.mode == "slurm":
+        gpus_line = f"on Slurm's nodes (--gres {args.gres}); this login node lists " + \
+            (", ".join(gpus) if gpus else "none")
+    else:
+        gpus_line = "; ".join(gpus) if gpus else f"none: {why[0]}"
+    build = Path(args.build) if args.build else KIT / "build"
+    lines = [f"kit: {KIT}", f"built: {'yes' if (build / 'grading.env').is_file() else 'no'} "
+             f"({build})", f"mode: {args.mode}", f"GPUs: {gpus_line}"]
+    if args.mode == "direct":
+        queue = Queue(Path(args.spool) / "queue", [g for g in args.gpus.split(",") if g.strip()],
+                      args.per_gpu, args.max_waiting)
+        lines.append(f"queue: {queue.waiting()} waiting, {queue.busy_slots()} of {queue.slots} "
+                     "slots grading")
+    print("\n".join(lines))
+    return 0
+
+
 def _quote(word):
     return word if re.fullmatch(r"[\w./:=+-]+", word) else "'" + word.replace("'", "'\\''") + "'"
 
@@ -219,10 +248,13 @@ def serve():
     parser.add_argument("--build", help="the kit's build folder (default: the kit's build/)")
     parser.add_argument("--kit-root", help=argparse.SUPPRESS)  # the kit's own tests
     args = parser.parse_args()
-    request = REQUEST.fullmatch(os.environ.get("SSH_ORIGINAL_COMMAND", "").strip())
+    asked = os.environ.get("SSH_ORIGINAL_COMMAND", "").strip()
+    if asked == "check":
+        return check_link(args)
+    request = REQUEST.fullmatch(asked)
     if not request:
-        refuse("this key only grades: the request must be 'grade SECONDS' (no shell, no other "
-               "command)")
+        refuse("this key only grades: the request must be 'grade SECONDS' or 'check' (no shell, "
+               "no other command)")
     seconds = min(int(request.group(1)), MAX_SECONDS)
     data = sys.stdin.buffer.read(MAX_ARCHIVE_BYTES + 1)
     if len(data) > MAX_ARCHIVE_BYTES:

@@ -100,6 +100,10 @@ class Queue:
                 os.close(fd)
         return live
 
+    def waiting(self):
+        """How many requests wait now."""
+        return len(self._live_tickets(None))
+
     # ---- slots ----
 
     def _take_slot_number(self, slot):
@@ -120,7 +124,7 @@ class Queue:
                 return slot, fd
         return None
 
-    def _busy_slots(self):
+    def busy_slots(self):
         held = 0
         for slot in range(self.slots):
             fd = self._take_slot_number(slot)
@@ -164,7 +168,7 @@ class Queue:
             if ahead >= self.max_waiting:
                 raise Busy(f"{ahead} submissions are waiting for this host's GPUs already (it "
                            f"takes {self.max_waiting} at most)")
-            expected = self.expected_wait_s(ahead, self._busy_slots())
+            expected = self.expected_wait_s(ahead, self.busy_slots())
             if expected > budget_s - least_s:
                 raise Busy(f"{ahead} submissions wait before this one, about "
                            f"{minutes(expected)}, more than the time it has "

@@ -265,6 +265,27 @@ class Bridge(unittest.TestCase):
               f"last graded {max(end for _, end in spans) - min(s for s, _ in spans):.1f} s "
               "after the first began", file=sys.stderr)
 
+    def test_the_link_is_checked_in_one_command(self):
+        # make gradescope-check: the course's settings, against the host; this test host
+        # answers without a GPU, and a port with nothing behind it does not answer.
+        root = container("check", test_grader.HOST / "good")
+        conf = root / "source" / "config" / "gradescope.conf"
+        check = subprocess.run(["make", "-s", "gradescope-check", f"GRADESCOPE_CONFIG={conf}"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=180)
+        self.assertEqual(check.returncode, 2, check.stdout)  # make's: the command's 1
+        self.assertIn("the host answered (root@127.0.0.1", check.stdout)
+        self.assertIn("queue: 0 waiting", check.stdout)
+        self.assertIn("GPUs: none", check.stdout)
+        self.assertIn("cannot grade", check.stdout)
+        down = container("check-down", test_grader.HOST / "good", GPU_PORT=str(free_port()))
+        check = subprocess.run([sys.executable, str(GRADING / "gradescope" / "bridge.py"),
+                                "--check", "--config",
+                                str(down / "source" / "config" / "gradescope.conf")],
+                               capture_output=True, text=True, timeout=180)
+        self.assertEqual(check.returncode, 2, check.stdout)
+        self.assertIn("the host did not answer", check.stdout)
+        self.assertIn("Connection refused", check.stdout)
+
     def test_an_archive_with_links_or_escapes_is_refused(self):
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "link").symlink_to("/etc/passwd")
