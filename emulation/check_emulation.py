@@ -486,6 +486,73 @@ __attribute__((constructor)) static void planted_exit(void)
 #endif
 """
 
+# The same with only calls the lab allows: every test process exits 0 at once.
+PLANTED_ALLOWED_EXIT = """
+#ifdef KIT_EMULATION
+#include <stdlib.h>
+__attribute__((constructor)) static void planted_exit(void)
+{
+    exit(0);
+}
+#endif
+"""
+
+# Legitimate code besides the solution's, as students write it: printf in a kernel, constant
+# memory, a tile's shuffle, device math, occupancy, new and delete (never called by the tests).
+PLANTED_LEGIT = """
+#include <stdio.h>
+#include <cooperative_groups.h>
+__constant__ float legit_scale[4];
+__device__ unsigned int legit_seen;
+__global__ void legit_kernel(const unsigned int *keys, unsigned int n, float *out)
+{
+    cooperative_groups::thread_block_tile<32> tile =
+        cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? sqrtf((float)keys[i]) * legit_scale[0] + __expf(1.0f) + sinf(0.5f) : 0.0f;
+    v = tile.shfl_down(v, 1);
+    if (i == 0) {
+        printf("legit %f\\n", v);
+        atomicAdd(&legit_seen, 1u);
+    }
+    if (i < n) {
+        out[i] = v;
+    }
+}
+int legit_helper(void)
+{
+    float scale[4] = {1, 2, 3, 4};
+    if (cudaMemcpyToSymbol(legit_scale, scale, sizeof scale) != cudaSuccess) {
+        return -1;
+    }
+    int min_grid = 0, block = 0;
+    if (cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, legit_kernel) != cudaSuccess) {
+        return -1;
+    }
+    unsigned int *spare = new unsigned int[4];
+    delete[] spare;
+    return block;
+}
+"""
+
+# Code only the emulation compiles that defines a function of CUnit's (every assertion would
+# pass), or includes a file of the machine through a macro.
+PLANTED_CUNIT = """
+#ifndef __NVCC__
+extern "C" int CU_assertImplementation(int, unsigned, const char *, const char *,
+                                       const char *, int)
+{
+    return 1;
+}
+#endif
+"""
+PLANTED_INCLUDE = """
+#ifndef __NVCC__
+#define PLANTED_HEADER </etc/hostname>
+#include PLANTED_HEADER
+#endif
+"""
+
 
 def check_grader_without_gpu(checks, build):
     """The grader on a machine with no GPU: Lab 01's solution and skeleton, their emulated
@@ -499,28 +566,45 @@ def check_grader_without_gpu(checks, build):
     if found.returncode == 0:
         print("skip the grader without a GPU: this machine has one (the grader grades)")
         return
-    with tempfile.TemporaryDirectory() as planted:
-        # The solution, and code that only the emulation compiles: every test process exits 0
-        # at once, after writing a forged results file where the old grader read one.
-        os.makedirs(os.path.join(planted, "01-oddeven"))
-        with open(os.path.join(ROOT, "solutions", "01-oddeven", "oddeven.cu")) as f:
-            text = f.read()
-        with open(os.path.join(planted, "01-oddeven", "oddeven.cu"), "w") as f:
-            f.write(text + PLANTED_EXIT)
-        for folder, what, want in (("solutions", "solution", "emulated: 1/1 passed"),
-                                   ("labs", "skeleton", "emulated: 0/1 passed"),
-                                   (planted, "solution with a planted exit(0) and a forged "
-                                    "results file", "emulated: 0/1 passed")):
-            with tempfile.TemporaryDirectory() as out:
-                proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab",
-                                       "01", "--out", out, folder], cwd=ROOT,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                      universal_newlines=True)
-            rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
-            checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in "
-                         "its table (%s), exit 3" % (what, want),
-                         proc.returncode == 3 and len(rows) == 4 and
-                         all(want in r for r in rows), proc.stdout[-2000:])
+    with open(os.path.join(ROOT, "solutions", "01-oddeven", "oddeven.cu")) as f:
+        solution = f.read()
+    refused = "emulation: not run: oddeven.cu breaks the lab's rules"
+    cases = [("solutions", None, "solution", "emulated: 1/1 passed"),
+             ("labs", None, "skeleton", "emulated: 0/1 passed"),
+             # code that only the emulation compiles: every test process exits 0 at once
+             # (after writing a forged results file where the old grader read one; with the
+             # calls the lab allows only); a CUnit function of its own; a machine's file
+             (None, PLANTED_LEGIT, "solution with printf, constant memory, a tile's shuffle, "
+              "device math, occupancy and new besides", "emulated: 1/1 passed"),
+             (None, PLANTED_ALLOWED_EXIT, "solution with a planted exit(0)",
+              "emulation: the emulated test program listed no tests"),
+             (None, PLANTED_EXIT, "solution with a planted exit(0) and a forged results file",
+              refused + ":\n  - oddeven.cu calls _exit(), fclose(), fopen(), getenv()"),
+             (None, PLANTED_CUNIT, "solution defining CUnit's assertion where only the "
+              "emulation compiles it", refused + ":\n  - defines CU_assertImplementation, "
+              "which the kit's own code uses"),
+             (None, PLANTED_INCLUDE, "solution including /etc/hostname through a macro where "
+              "only the emulation compiles it", "emulation: the emulation's rewrite of "
+              "oddeven.cu failed")]
+    for folder, planted, what, want in cases:
+        with tempfile.TemporaryDirectory() as tree, tempfile.TemporaryDirectory() as out:
+            if planted:
+                folder = os.path.join(tree, "01-oddeven")
+                os.makedirs(folder)
+                with open(os.path.join(folder, "oddeven.cu"), "w") as f:
+                    f.write(solution + planted)
+                os.chmod(tree, 0o755)
+            proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab",
+                                   "01", "--out", out, folder], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  universal_newlines=True)
+        rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
+        shown = want in proc.stdout if want.startswith("emulation: ") else (
+            len(rows) == 4 and all(want in r for r in rows))
+        checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in "
+                     "its table or the emulation's refusal (%s), exit 3"
+                     % (what, want.split("\n")[-1].strip()),
+                     proc.returncode == 3 and shown, proc.stdout[-2000:])
 
 
 def main():

@@ -15,6 +15,7 @@ let the host read device memory without a copy.
 from __future__ import annotations
 
 import json
+import re
 from typing import NamedTuple
 
 from . import GraderError
@@ -235,6 +236,38 @@ SPECIAL_WHY = {
     "cudaHostRegister": MAPPED,
     "cudaHostGetDevicePointer": MAPPED,
 }
+
+
+# What the host compiler adds to an object of the emulation (a lab file compiled as C++ for the
+# CPU, emulation/): AddressSanitizer's calls, C++'s runtime support for what the emulation's
+# headers use (exceptions, statics, the standard library's throws), libgcc's helpers for
+# built-ins (__popcountdi2) and the math library, which device code calls on the CPU (sinf,
+# __fmaf_rn's fmaf, the rounding modes of the intrinsics).
+EMULATION_SUPPORT_NAMES = frozenset(_names(
+    "__gxx_personality_v0 _Unwind_Resume __cxa_guard_acquire __cxa_guard_release "
+    "__cxa_guard_abort __cxa_atexit __cxa_begin_catch __cxa_end_catch __cxa_rethrow "
+    "__cxa_throw __cxa_allocate_exception __cxa_free_exception __cxa_pure_virtual "
+    "__dso_handle __stack_chk_fail _GLOBAL_OFFSET_TABLE_ __tls_get_addr _ZSt9terminatev "
+    "fesetround fegetround")) | frozenset(
+        name + suffix for name in (
+            _MATH + "acos asin atan atan2 cos sin tan cosh sinh tanh acosh asinh atanh sincos "
+            "erf erfc erfcinv erfinv lgamma tgamma fma fdim copysign nextafter remainder "
+            "remquo modf logb ilogb scalbn scalbln nan isnan isinf signbit lrint llrint "
+            "exp10 j0 j1 y0 y1 jn yn".split())
+        for suffix in ("", "f", "l"))
+EMULATION_SUPPORT_PREFIXES = ("__asan_", "__ubsan_", "__sanitizer_", "__lsan_")
+LIBGCC_HELPER = re.compile(r"^__(?:popcount|parity|clz|ctz|ffs|bswap|mul|div|mod|udiv|umod|"
+                           r"udivmod|ashl|ashr|lshr|neg|cmp|ucmp|abs|float|floatun|fix|fixuns|"
+                           r"trunc|extend|add|sub|pow)[a-z]{0,3}[0-9]$")
+STD_THROW = re.compile(r"^_ZSt[0-9]+__throw_[a-z_]+")
+
+
+def emulation_support(name):
+    """Whether an emulated object's import `name` is what the host compiler adds for the
+    emulation (EMULATION_SUPPORT_NAMES): never a call of the student's that the lab's list
+    would refuse (files, the environment, processes, sockets)."""
+    return (name in EMULATION_SUPPORT_NAMES or name.startswith(EMULATION_SUPPORT_PREFIXES) or
+            bool(LIBGCC_HELPER.match(name)) or bool(STD_THROW.match(name)))
 
 
 def strip_version(name):

@@ -2,7 +2,8 @@
 
 A grade needs a GPU: on a machine without one the grader still scores nothing (exit 3). But
 after the intake checks (the file compiles with nvcc, includes and calls only what the lab
-allows, links), it runs what `make emulate` runs on the same files: each test marked
+allows, links; then the same checks on the emulation's own compile of it, intake()), it runs
+what `make emulate` runs on the same files: each test marked
 [emulate], in the thread orders forward, reverse and random:1. The table shows, per TODO, how
 many of them passed, or the first that failed and why; no points, no speed.
 
@@ -23,7 +24,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import sandbox
+from . import forbidden, includes, sandbox
 from .build import COMPILE_LIMITS
 from .run import run_limited
 
@@ -107,6 +108,12 @@ class _Paths:
         """A file of the work folder."""
         return f"{INSIDE_WORK}/{name}" if self.bwrapped else str(self.work / name)
 
+    def inside(self, path):
+        """A file or folder of the kit's source, as the sandbox names it."""
+        if not self.bwrapped:
+            return str(path)
+        return f"{INSIDE_KIT}/{Path(path).relative_to(self.kit.root)}"
+
 
 def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
     """Builds `files` (the lab's student file, and its bonus file when graded: {name: path})
@@ -160,13 +167,20 @@ def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
             return stopped(f"the emulation's rewrite of {name} failed")
     # One object from the files together, as the lab compiles them (the bonus file with the
     # student file included first).
-    compile_argv = [*cxx, *shlex.split(settings["EMU_CUFLAGS"]), f"-Ilabs/{lab.id}", "-c"]
+    # It keeps what its preprocessor made (lab.ii) and the headers it read (lab.d): the
+    # intake's checks, below, read the emulation's view of the files as they read nvcc's.
+    compile_argv = [*cxx, *shlex.split(settings["EMU_CUFLAGS"]), f"-Ilabs/{lab.id}", "-c",
+                    "-MD", "-MF", at.own("lab.d"), "-save-temps=obj"]
     if len(names) > 1:
         compile_argv += ["-include", at.own(f"src/{main}")]
     if not ok(step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")],
                    BUILD_TIME_LIMIT_S)):
         return stopped("your files compiled with nvcc but not with the host compiler for the "
                        "emulation")
+    refused = intake(kit, lab, iso, settings, at, names, work)
+    if refused:
+        (logs / "emulate.log").write_text("\n".join(log))
+        return Outcome(False, f"not run: {refused}")
     tests = kit.build / "emulate" / "obj" / "tests"
     objects = [at.built(tests / o) for o in ("runner.o", "gpu_harness.o",
                                               f"test_{lab.symbol_id}.o")]
@@ -194,10 +208,71 @@ def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
     answer = [line[len(result.token) + 1:] for line in result.channel_lines()
               if result.token and line.startswith(result.token + " ")]
     try:
-        return Outcome(True, suites=summarize(json.loads(answer[0]) if answer else None))
+        suites = summarize(json.loads(answer[0]) if answer else None)
+        if not suites:  # the program ended before it listed its tests (its own exit?)
+            return stopped("the emulated test program listed no tests")
+        return Outcome(True, suites=suites)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return stopped("the emulated tests did not finish within the time left"
                        if result.timed_out else "the emulated tests did not finish")
+
+
+def intake(kit, lab, iso, settings, at, names, work):
+    """The GPU path's intake checks on the emulation's compile of the same files (lab.o, the
+    lab.ii its preprocessor made, the lab.d of headers it read): code that only the emulation
+    compiles (an #if that nvcc does not take) meets the lab's rules all the same. The first
+    problem, as a sentence, or None."""
+    label = lab.files_named if len(names) > 1 else lab.student_file
+    problem = includes.scan_preprocessed_folder(work, label)
+    if problem:
+        return problem
+    # Headers from the emulation's CUDA headers, common/, the lab's folder (as the sandbox
+    # names them), the rewrites of the lab's headers cu2cpp.py wrote beside the files (src/)
+    # and the host compiler's own folders; never CUDA's.
+    roots = [Path(at.inside(kit.root / part))
+             for part in ("emulation/include", "common", f"labs/{lab.id}")]
+    roots.append(Path(at.own("src")))
+    roots += list(includes.system_roots(shlex.split(settings.get("EMU_CXX", "g++"))[0]))
+    deps = (work / "lab.d").read_text(errors="replace") if (work / "lab.d").is_file() else ""
+    problem = includes.check_dependencies(
+        deps, at.own(f"src/{names[-1]}"), roots, cwd=at.cwd,
+        own=[at.own(f"src/{n}") for n in names[:-1]])
+    if problem:
+        return problem
+    try:
+        findings = forbidden.check_object(work / "lab.o", lab, emulation_symbols(kit, lab,
+                                                                                  settings),
+                                          lab.rubric.forbidden if lab.rubric else (), iso,
+                                          emulated=True)
+    except forbidden.CheckFailed as err:
+        return f"the emulation's object of your files could not be checked ({err})"
+    if findings:
+        return (forbidden.summary(findings, label).replace(", so the lab scores 0", "") +
+                "\n  (in code that only the emulation compiles: an #if that nvcc does not "
+                "take; a GPU grade refuses it too)")
+    return None
+
+
+_SYMBOLS = {}
+
+
+def emulation_symbols(kit, lab, settings):
+    """What the emulation's parts of the lab's test program define and use (forbidden.py's
+    KitSymbols): its runtime, the kit's tests and common/ built for it, CUnit; the lab's API
+    from its emulated tests and the solution's emulated object. Read once per lab."""
+    key = (str(kit.build), lab.id)
+    if key not in _SYMBOLS:
+        emulate = kit.build / "emulate"
+        tests = emulate / "obj" / "tests"
+        parts = [tests / o for o in ("runner.o", "gpu_harness.o", f"test_{lab.symbol_id}.o")]
+        parts += [kit.root / settings["EMU_KIT_LIB"]]
+        parts += [kit.root / o for o in settings["EMU_RUNTIME_OBJ"].split()]
+        parts += [Path(a) for a in shlex.split(settings.get("EMU_LIBS", ""))
+                  if a.endswith(".a") and "cunit" in Path(a).name.lower()]
+        solution = emulate / "solution" / "obj" / f"{lab.id}.o"
+        _SYMBOLS[key] = forbidden.link_symbols(lab, [p for p in parts if p.exists()],
+                                               [tests / f"test_{lab.symbol_id}.o"], solution)
+    return _SYMBOLS[key]
 
 
 def summarize(data):

@@ -305,13 +305,21 @@ class KitSymbols:
 def kit_symbols(lab):
     """Reads the symbols of everything the grader links a student's object with."""
     kit = lab.kit
-    tools = Tools.for_lab(lab)
     parts = [kit.runner_obj, kit.harness_obj, lab.test_obj, kit.libkit, kit.libcunit]
     if lab.main_obj.exists():
         parts.append(lab.main_obj)
     for optional in (kit.timed_driver_obj, kit.baselines_obj):
         if optional.exists():
             parts.append(optional)
+    callers = [lab.test_obj] + ([lab.main_obj] if lab.main_obj.exists() else [])
+    return link_symbols(lab, parts, callers, lab.solution_obj)
+
+
+def link_symbols(lab, parts, callers, solution_obj):
+    """The symbols of the kit's `parts` a student's object is linked with; the API is what
+    `callers` (the lab's tests, its driver) use that the parts do not define and the
+    solution's object (`solution_obj`) does."""
+    tools = Tools.for_lab(lab)
     try:
         strong, weak, used = set(), set(), set()
         for part in parts:
@@ -326,20 +334,23 @@ def kit_symbols(lab):
                 else:
                     strong.add(name)
         # The API: what the lab's tests and driver call and the kit does not define itself.
-        callers = [lab.test_obj] + ([lab.main_obj] if lab.main_obj.exists() else [])
         wanted = {name for part in callers for kind, name in _nm(tools, part, "-u")}
         api = wanted - strong - weak
-        if lab.solution_obj.exists():
-            api &= {name for kind, name in _nm(tools, lab.solution_obj, "-g", "--defined-only")}
+        if solution_obj.exists():
+            api &= {name for kind, name in _nm(tools, solution_obj, "-g", "--defined-only")}
     except CheckFailed as err:
         raise GraderError(f"reading the kit's own objects for {lab.id}: {err}")
     return KitSymbols(strong=strong, weak=weak, used=used, api=api)
 
 
-def check_object(obj, lab, symbols, extra_rules=(), iso=None):
+def check_object(obj, lab, symbols, extra_rules=(), iso=None, emulated=False):
     """Every finding in the student's object (empty when it is fine). iso: the sandbox the
     tools run in (None: their limits only). CheckFailed when a tool does not finish within
-    its limits."""
+    its limits. emulated: the object is the emulation's compile of the same files (with
+    `symbols` of the emulation's parts): it may also import what those parts define (the
+    emulated CUDA runtime) and what the host compiler adds for device code it compiles as C++
+    (allowlist.emulation_support), and nothing else: code that only the emulation compiles
+    (an #if that nvcc does not take) meets the lab's rules all the same."""
     tools = Tools.for_lab(lab, iso)
     findings = []
     seen = set()
@@ -365,7 +376,11 @@ def check_object(obj, lab, symbols, extra_rules=(), iso=None):
                     add(name, f"uses {what}: the lab's sort must be your own code")
                     explained.add(name)
     allowed = allowlist.allowed(lab)
-    _check_imports(tools, obj, lab, allowed, explained, add)
+    imports = allowed
+    if emulated:
+        imports = (allowed | symbols.strong | symbols.weak |
+                   {n for n in names if allowlist.emulation_support(n)})
+    _check_imports(tools, obj, lab, imports, explained, add)
     _check_definitions(tools, obj, symbols, allowed, add)
     if _has_syscall_instruction(tools, obj):
         add("syscall", "makes raw system calls (inline assembly): a lab file may not")

@@ -341,6 +341,14 @@ def _roots(lab_dir, common_dir, nvcc, cc):
     return tuple(real)
 
 
+@functools.lru_cache(maxsize=None)
+def system_roots(cc):
+    """The C/C++ compiler's own include folders, links resolved (the emulation's compiles may
+    read these, besides the kit's)."""
+    return tuple(Path(os.path.realpath(p)) for p in _system_includes(str(cc))
+                 if Path(p).is_dir())
+
+
 def _cuda_includes(nvcc):
     """CUDA_HOME/include and CUDA_HOME/targets/*/include, from where nvcc lies."""
     found = nvcc if os.sep in nvcc else shutil.which(nvcc)
