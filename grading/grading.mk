@@ -32,7 +32,8 @@ $(BUILD)/tools/gpu_probe: $(BUILD)/obj/grading/runtime/gpu_probe.o $(KIT_LIB)
 # call table. The timed driver of speed points is split the same way.
 SHARED_MEMORY_OBJ := $(BUILD)/obj/grading/runtime/shared_memory.o
 REMOTE_CLIENT_OBJ := $(BUILD)/obj/grading/runtime/remote_client.o $(SHARED_MEMORY_OBJ)
-REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/grading/runtime/remote_executor.o $(SHARED_MEMORY_OBJ)
+REMOTE_EXECUTOR_OBJ := $(BUILD)/obj/grading/runtime/remote_executor.o $(SHARED_MEMORY_OBJ) \
+                       $(BUILD)/obj/grading/runtime/memory_budget.o
 GRADING_KIT := $(BUILD)/lib/libcunit.a $(BUILD)/grading.env $(BUILD)/obj/grading/runtime/timed_driver.o \
                $(REMOTE_EXECUTOR_OBJ) \
                $(foreach l,$(LABS),$(BUILD)/grading/verdict_$(call lab_id,$(l)) \

@@ -43,6 +43,8 @@ RUN_LIMITS = dict(data=16 * GIB, file_size=64 << 20, processes=512, open_files=4
 # Copies the dispatcher counts (grading/runtime/remote_executor.c): every function the allowlist lets a
 # lab file use to copy from the device to the host.
 WRAPPED_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyFromSymbol")
+# The allocations, counted against the slot's share of a shared GPU (memory_budget.c).
+WRAPPED_ALLOCATIONS = ("cudaMalloc", "cudaFree", "cudaDeviceSetLimit")
 INSIDE_KIT = "/kit"  # the kit's read-only parts, in the sandbox
 INSIDE_WORK = "/work"  # the lab's work folder, in the sandbox
 INSIDE_EXECUTOR = "/lab/executor"
@@ -290,6 +292,7 @@ def executor_parts(lab):
     kit = lab.kit
     return [kit.obj("grading", "runtime", "remote_executor.o"),
             kit.obj("grading", "runtime", "shared_memory.o"),
+            kit.obj("grading", "runtime", "memory_budget.o"),
             kit.obj("grading", "calls", f"api_{lab.symbol_id}.exec.o"), kit.libkit]
 
 
@@ -297,7 +300,8 @@ def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
     """The lab's executor: the dispatcher, the call table and the student's object."""
     work = Path(out).parent
     parts = [(str(p), f"{INSIDE_KIT}/parts/{p.name}") for p in executor_parts(lab)]
-    wraps = [w for name in WRAPPED_COPIES for w in ("-Xlinker", f"--wrap={name}")]
+    wraps = [w for name in WRAPPED_COPIES + WRAPPED_ALLOCATIONS
+             for w in ("-Xlinker", f"--wrap={name}")]
     argv = [tc.nvcc, *tc.gencode, *tc.flags_for(lab.id), "-o",
             _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
             *[_inside(iso, outside, inside) for outside, inside in parts],
@@ -310,18 +314,22 @@ def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
     return step
 
 
-def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=()):
+def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=(),
+                     memory_budget_mib=None):
     """The argv that runs a linked executor in the sandbox `iso` (a slot's: its uid, its
     GPU's device file; CUDA_VISIBLE_DEVICES comes from the environment it is started with).
     The executor runs under seccomp's run profile; a wrapper that runs it, such as
     compute-sanitizer (its own files bound by wrapper_binds), under the tool profile, since
-    it must start the executor."""
+    it must start the executor. memory_budget_mib: the most GPU memory its allocations may
+    hold (a shared GPU: memory_budget.c), None for no bound."""
+    env = {"CUDA_MODULE_LOADING": "EAGER"}
+    if memory_budget_mib:
+        env["KIT_GPU_MEMORY_BUDGET_MIB"] = str(int(memory_budget_mib))
     limits = sandbox.Limits(cpu_s=time_limit + 10, **RUN_LIMITS)
     ro = [(str(executor), INSIDE_EXECUTOR), *wrapper_binds]
     # Every kernel is loaded when the context is made, before the executor says it is ready
     # (grading/runtime/remote_executor.c): loading is then nobody's CPU time, not the student's, and
     # the same for every solution however many kernels it has.
     return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
-                           cwd="/tmp", gpu=True, limits=limits,
-                           env={"CUDA_MODULE_LOADING": "EAGER"},
+                           cwd="/tmp", gpu=True, limits=limits, env=env,
                            seccomp="tool" if wrapper else "run")

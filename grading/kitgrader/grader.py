@@ -320,6 +320,13 @@ class SubmissionGrader:
         self.testing = testing or contextlib.nullcontext()
         # Tests at once: --test-jobs, or its share when submissions share the GPU.
         self.test_jobs = test_jobs or context.options.test_jobs
+        # On a shared GPU (a class run gives a slot its share of --test-jobs only then): a test
+        # that did not pass runs again with the GPU alone before it counts
+        # (_run_failures_alone), and each test process's allocations are bounded by its share
+        # of the slot's memory budget (memory_budget.c; the watch's, where it knows the GPU's).
+        self.shared_gpu = test_jobs is not None
+        budget = watch.budgets.get(str(gpu_id)) if watch is not None else None
+        self.memory_budget_mib = budget // max(1, self.test_jobs) if budget else None
 
     # ---- the whole submission ----------------------------------------------------------------
 
@@ -683,7 +690,8 @@ class SubmissionGrader:
             return self._not_run(test)
         limit = self._limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
-        command = build.executor_command(self.isolation, executor, limit)
+        command = build.executor_command(self.isolation, executor, limit,
+                                         memory_budget_mib=self.memory_budget_mib)
         run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
                                 cwd=work, output_limit=opts.output_limit, executor=command,
                                 owner=self.slot)
@@ -711,7 +719,8 @@ class SubmissionGrader:
             number += 1
             self.echo(f"{lab.id}: {pending[0].suite}, {len(pending)} tests in one process")
             # The executor's CPU limit covers the whole batch; each test's time is still its own.
-            command = build.executor_command(self.isolation, executor, limit * len(pending))
+            command = build.executor_command(self.isolation, executor, limit * len(pending),
+                                             memory_budget_mib=self.memory_budget_mib)
             batch_runs, process = run_batch(verdict_binary(lab), pending, time_limit=limit,
                                             env=self._test_env(lab, pending[0]), cwd=work,
                                             output_limit=opts.output_limit, executor=command,
@@ -839,12 +848,41 @@ class SubmissionGrader:
         lab, plan, result = state.lab, state.plan, state.result
         executor, work, logs, timing = state.executor, state.work, state.logs, state.timing
         started = time.monotonic()
+        if self._run_failures_alone(state, quiet):
+            timing.append(f"failed tests run again with the GPU alone: "
+                          f"{time.monotonic() - started:.1f} s")
+            started = time.monotonic()
         self._confirm_cpu(lab, executor, work, result, quiet)
         evidence.gate_on_judged(lab.rubric, result)
         timing.append(f"CPU time checks: {time.monotonic() - started:.1f} s")
         started = time.monotonic()
         self._speed(lab, plan, executor, logs, result, quiet)
         timing.append(f"speed: {time.monotonic() - started:.1f} s")
+
+    def _run_failures_alone(self, state, quiet):
+        """On a GPU that other submissions share, each test that did not pass runs again with
+        the GPU alone (quiet()) before it counts, and the second verdict is the one: whatever a
+        classmate's code did to the GPU meanwhile (memory taken for a moment, shorter than the
+        watch's poll, or anything else), a failure is one the submission earns alone. Its own
+        allocations stay bounded by its share (memory_budget.c), so a submission that takes
+        more than that fails its own test, alone or not. Returns how many ran again."""
+        if not self.shared_gpu:
+            return 0
+        count = 0
+        for suite in state.result.suites.values():
+            for i, run in enumerate(suite.runs):
+                if run.passed or run.status == NOT_RUN or self._out_of_time():
+                    continue
+                quiet()
+                again = self._run_one(state.lab, state.executor, run.test, state.work,
+                                      state.logs)
+                with open(again.log, "a") as log:
+                    log.write(f"\n---\ngrader: run again with the GPU alone: the first run "
+                              f"({run.status}: {run.message}) shared the GPU with other "
+                              "submissions, and this verdict is the one that counts\n")
+                suite.runs[i] = again
+                count += 1
+        return count
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline

@@ -61,6 +61,7 @@ def make_fixture_build():
                  "lib/libcunit.a", "tools/gpu_probe", "obj/grading/runtime/timed_driver.o",
                  "obj/common/baselines.o", "obj/grading/runtime/remote_client.o",
                  "obj/grading/runtime/remote_executor.o", "obj/grading/runtime/shared_memory.o",
+                 "obj/grading/runtime/memory_budget.o",
                  "tools/sandbox_exec"]:
         source = BUILD / part
         if not source.exists():

@@ -11,7 +11,8 @@ Covered:
     processes, and only its own; the note its test gets; which other tests run again;
     a process's slot found through real process ancestry (run.owner_of);
   * each slot's GPU and budget, the progress line;
-  * a class run with several submissions on one "GPU" gives the gradebook of one at a time.
+  * a class run with several submissions on one "GPU" gives the gradebook of one at a time,
+    each test that failed there run again with the GPU alone.
 """
 
 import csv
@@ -280,6 +281,12 @@ class SideBySide(unittest.TestCase):
         one_out, one = self.grade(1)
         three_out, three = self.grade(3)
         self.assertEqual(three, one)
+        # a test that failed on the shared GPU ran again with it alone, and only there
+        again = "run again with the GPU alone"
+        for jobs, want in ((1, False), (3, True)):
+            said = "".join(p.read_text(errors="replace")
+                           for p in (self.tmp / f"jobs{jobs}" / "s2").rglob("*.log"))
+            self.assertEqual(again in said, want, jobs)
         self.assertIn("grading 3 submission(s) at once", three_out)
         self.assertEqual(three_out.count("progress: "), 5)
         self.assertIn("progress: 5/5 done", three_out)
