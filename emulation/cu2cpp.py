@@ -119,6 +119,7 @@ class Rewriter:
         self.edits = {}  # path -> [(start, end, text)]
         self.tokens = {}
         self.kernels = []  # (qualified name, name, path, line)
+        self.overloaded = {}  # qualified name -> the parameter types of its kernels
         self.symbols = []  # __device__ and __constant__ variables: (qualified name, name)
 
     def rewritable(self, path):
@@ -155,8 +156,36 @@ class Rewriter:
         return "%s:%d" % (os.path.relpath(loc.file.name) if loc.file else "?",
                           Rewriter.line_of(loc))
 
+    def overloads(self, cursor, kinds):
+        """{qualified name: how many kernels of different parameter types have it} of the
+        kernels declared at namespace scope in the files rewritten."""
+        found = {}
+        for child in cursor.get_children():
+            loc = child.location
+            if loc.file is None or not self.rewritable(loc.file.name):
+                continue
+            if child.kind in (kinds.NAMESPACE, kinds.LINKAGE_SPEC, kinds.UNEXPOSED_DECL):
+                for name, types in self.overloads(child, kinds).items():
+                    found.setdefault(name, set()).update(types)
+            elif child.kind == kinds.FUNCTION_DECL and any(
+                    c.kind == kinds.CUDAGLOBAL_ATTR for c in child.get_children()):
+                found.setdefault(self.qualified(child, kinds), set()).add(
+                    child.type.get_canonical().spelling)
+        return found
+
+    def pointer_type(self, kernel):
+        """`void (*)(int *, float)`: a pointer to @p kernel's function type, for a cast that
+        picks one of overloaded kernels."""
+        params = ", ".join(a.type.get_canonical().spelling for a in kernel.get_arguments())
+        return "%s (*)(%s)" % (kernel.result_type.get_canonical().spelling, params)
+
+    def is_overloaded(self, kernel):
+        kinds = self.ci.CursorKind
+        return len(self.overloaded.get(self.qualified(kernel, kinds), ())) > 1
+
     def walk(self, cursor):
         kinds = self.ci.CursorKind
+        self.overloaded = self.overloads(cursor, kinds)
         for child in cursor.get_children():
             loc = child.location
             if loc.file is None or not self.rewritable(loc.file.name):
@@ -189,7 +218,10 @@ class Rewriter:
             self.symbols.append((self.qualified(cursor, kinds), cursor.spelling))
         elif kind == kinds.FUNCTION_DECL and cursor.is_definition() and any(
                 c.kind == kinds.CUDAGLOBAL_ATTR for c in cursor.get_children()):
-            self.kernels.append((self.qualified(cursor, kinds), cursor.spelling,
+            qualified = self.qualified(cursor, kinds)
+            if self.is_overloaded(cursor):  # one of several: named by its type
+                qualified = "static_cast<%s>(%s)" % (self.pointer_type(cursor), qualified)
+            self.kernels.append((qualified, cursor.spelling,
                                  os.path.relpath(cursor.location.file.name),
                                  self.line_of(cursor.location)))
         for child in cursor.get_children():
@@ -225,8 +257,18 @@ class Rewriter:
             raise RewriteError("%s: the emulation cannot rewrite this kernel launch (is its "
                                "<<<...>>> written by a macro?): write it out, or run this on a "
                                "GPU" % self.where(call))
-        self.edit(path, callee_start.offset, callee_start.offset, "::kit_emu::launch(")
-        self.edit(path, first[0], first[1], ", ::kit_emu::config(")
+        # One of overloaded kernels, or a template kernel whose arguments the call deduced
+        # (`fill<<<g, b>>>(floats, n, 1.5f)`): the launch names it by its type, as the call
+        # picked it.
+        kernel = callee.referenced
+        while kernel is None and callee.get_children():  # the callee's implicit cast
+            kernel = next(callee.get_children()).referenced
+        written = [t[2] for t in tokens.between(callee_start.offset, start)]
+        cast = kernel is not None and (self.is_overloaded(kernel) or (
+            kernel.get_num_template_arguments() > 0 and "<" not in written))
+        self.edit(path, callee_start.offset, callee_start.offset, "::kit_emu::launch(" + (
+            "static_cast<%s>(" % self.pointer_type(kernel) if cast else ""))
+        self.edit(path, first[0], first[1], (")" if cast else "") + ", ::kit_emu::config(")
         # The kernel as written (`sort_tile<float>`): the name of a template's instance.
         name = ""
         for t in tokens.between(callee_start.offset, start):

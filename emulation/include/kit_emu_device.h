@@ -780,6 +780,26 @@ template <class T> inline cudaError_t cudaMallocHost(T **ptr, size_t size)
 {
     return cudaMallocHost((void **)ptr, size);
 }
+template <class T>
+inline cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                     unsigned int flags = cudaMemAttachGlobal)
+{
+    return cudaMallocManaged((void **)devPtr, size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    return cudaMallocPitch((void **)devPtr, pitch, width, height);
+}
+template <class T> inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
+{
+    return cudaHostAlloc((void **)ptr, size, flags);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned int flags)
+{
+    return cudaHostGetDevicePointer((void **)pDevice, pHost, flags);
+}
 #if !defined(KIT_EMU_RUNTIME) && !defined(KIT_EMU_PARSE)
 template <class T>
 inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args, size_t shared = 0,

@@ -142,24 +142,32 @@ static void properties(struct cudaDeviceProp *p)
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
-/* Device allocations: start -> size. */
+/* Device allocations (cudaMalloc, cudaMallocManaged, cudaMallocPitch): start -> size. */
 static std::map<const char *, size_t> allocations;
 static std::set<void *> host_allocations;
+/* Page-locked host memory (cudaMallocHost, cudaHostAlloc, cudaHostRegister): start -> size.
+ * With unified addressing a GPU reaches it too (mapped): device code may read and write it,
+ * and a copy may name it either way. */
+static std::map<const char *, size_t> pinned;
+
+static bool in_map(const std::map<const char *, size_t> &m, const void *p, size_t bytes)
+{
+    const char *c = static_cast<const char *>(p);
+    auto it = m.upper_bound(c);
+    if (it == m.begin()) {
+        return false;
+    }
+    --it;
+    return c >= it->first && c + bytes <= it->first + it->second &&
+           (bytes > 0 || c < it->first + it->second || it->second == 0);
+}
 static size_t allocated = 0;
 static const unsigned char MEMORY_POISON = 0xA5;
 
 /* Whether one allocation, or one `__device__` or `__constant__` variable, holds [p, p + bytes). */
 static bool device_range(const void *p, size_t bytes)
 {
-    const char *c = static_cast<const char *>(p);
-    auto it = allocations.upper_bound(c);
-    if (it == allocations.begin()) {
-        return symbol_range(p, bytes);
-    }
-    --it;
-    return (c >= it->first && c + bytes <= it->first + it->second &&
-            (bytes > 0 || c < it->first + it->second || it->second == 0)) ||
-           symbol_range(p, bytes);
+    return in_map(allocations, p, bytes) || symbol_range(p, bytes) || in_map(pinned, p, bytes);
 }
 
 static const char *kind_name(enum cudaMemcpyKind kind)
@@ -235,12 +243,16 @@ static cudaError_t fill(void *p, int value, size_t count, cudaStream_t stream, c
     return cudaSuccess;
 }
 
+/* What a kernel may write: device allocations, and the page-locked host memory it reaches. */
 std::vector<device_copy> device_snapshot()
 {
     std::vector<device_copy> copies;
-    for (auto &a : allocations) {
-        char *start = const_cast<char *>(a.first);
-        copies.push_back(device_copy{start, std::vector<unsigned char>(start, start + a.second)});
+    for (const auto *regions : {&allocations, &pinned}) {
+        for (auto &a : *regions) {
+            char *start = const_cast<char *>(a.first);
+            copies.push_back(
+                device_copy{start, std::vector<unsigned char>(start, start + a.second)});
+        }
     }
     return copies;
 }
@@ -248,8 +260,12 @@ std::vector<device_copy> device_snapshot()
 void device_restore(const std::vector<device_copy> &copies)
 {
     for (const device_copy &c : copies) {
-        if (allocations.count(c.start) && allocations[c.start] == c.bytes.size()) {
-            memcpy(c.start, c.bytes.data(), c.bytes.size());
+        for (auto *regions : {&allocations, &pinned}) {
+            auto it = regions->find(c.start);
+            if (it != regions->end() && it->second == c.bytes.size()) {
+                memcpy(c.start, c.bytes.data(), c.bytes.size());
+                break;
+            }
         }
     }
 }
@@ -508,6 +524,7 @@ const char *cudaGetErrorName(cudaError_t error)
         NAME(cudaErrorMemoryAllocation)
         NAME(cudaErrorInitializationError)
         NAME(cudaErrorInvalidConfiguration)
+        NAME(cudaErrorInvalidPitchValue)
         NAME(cudaErrorInvalidSymbol)
         NAME(cudaErrorInvalidDevicePointer)
         NAME(cudaErrorInvalidMemcpyDirection)
@@ -527,6 +544,8 @@ const char *cudaGetErrorName(cudaError_t error)
         NAME(cudaErrorMisalignedAddress)
         NAME(cudaErrorLaunchFailure)
         NAME(cudaErrorCooperativeLaunchTooLarge)
+        NAME(cudaErrorHostMemoryAlreadyRegistered)
+        NAME(cudaErrorHostMemoryNotRegistered)
         NAME(cudaErrorNotSupported)
         NAME(cudaErrorUnknown)
 #undef NAME
@@ -547,6 +566,8 @@ const char *cudaGetErrorString(cudaError_t error)
         return "initialization error";
     case cudaErrorInvalidConfiguration:
         return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue:
+        return "invalid pitch argument";
     case cudaErrorInvalidSymbol:
         return "invalid device symbol";
     case cudaErrorInvalidDevicePointer:
@@ -585,6 +606,10 @@ const char *cudaGetErrorString(cudaError_t error)
         return "unspecified launch failure";
     case cudaErrorCooperativeLaunchTooLarge:
         return "too many blocks in cooperative launch";
+    case cudaErrorHostMemoryAlreadyRegistered:
+        return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered:
+        return "pointer does not correspond to a registered memory region";
     case cudaErrorNotSupported:
         return "operation not supported";
     default:
@@ -816,6 +841,30 @@ cudaError_t cudaFree(void *ptr)
     return answer(cudaSuccess);
 }
 
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) {
+        return answer(cudaErrorInvalidValue);
+    }
+    cudaError_t err = cudaMalloc(ptr, size);
+    if (err == cudaSuccess && *ptr) {
+        memset(*ptr, 0, size); /* (a GPU's pages of managed memory come zeroed) */
+    }
+    return err;
+}
+
+/* The pitch of a row: its width rounded up to the device's alignment for pitched memory. */
+static const size_t PITCH_ALIGNMENT = 512;
+
+cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (!ptr || !pitch) {
+        return answer(cudaErrorInvalidValue);
+    }
+    *pitch = (width + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT;
+    return cudaMalloc(ptr, *pitch * height);
+}
+
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     if (!ptr) {
@@ -826,13 +875,69 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
         return answer(cudaErrorMemoryAllocation);
     }
     host_allocations.insert(*ptr);
+    pinned[(const char *)*ptr] = size;
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    (void)flags;
+    if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
+                            cudaHostAllocWriteCombined)) {
+        return answer(cudaErrorInvalidValue);
+    }
     return cudaMallocHost(ptr, size);
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    if (!ptr || size == 0 || (flags & ~(unsigned)(cudaHostRegisterPortable |
+                                                  cudaHostRegisterMapped |
+                                                  cudaHostRegisterIoMemory |
+                                                  cudaHostRegisterReadOnly))) {
+        return answer(cudaErrorInvalidValue);
+    }
+    if (in_map(pinned, ptr, 1) || in_map(pinned, (const char *)ptr + size - 1, 1)) {
+        return answer(cudaErrorHostMemoryAlreadyRegistered);
+    }
+    pinned[(const char *)ptr] = size;
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+    auto it = pinned.find((const char *)ptr);
+    if (!ptr || it == pinned.end() || host_allocations.count(ptr)) {
+        return answer(cudaErrorHostMemoryNotRegistered);
+    }
+    drain_all(); /* queued work may still use it */
+    pinned.erase(it);
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int flags)
+{
+    if (!device || flags != 0 || !in_map(pinned, host, 1)) {
+        return answer(cudaErrorInvalidValue);
+    }
+    *device = host; /* unified addressing: the same address on both sides */
+    return answer(cudaSuccess);
+}
+
+static unsigned device_flags = 0;
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    device_flags = flags;
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags) {
+        return answer(cudaErrorInvalidValue);
+    }
+    *flags = device_flags;
+    return answer(cudaSuccess);
 }
 
 cudaError_t cudaFreeHost(void *ptr)
@@ -845,6 +950,7 @@ cudaError_t cudaFreeHost(void *ptr)
         fprintf(stderr, "emulation: cudaFreeHost(%p): not from cudaMallocHost\n", ptr);
         return answer(cudaErrorInvalidValue);
     }
+    pinned.erase((const char *)ptr);
     free(ptr);
     return answer(cudaSuccess);
 }
@@ -862,6 +968,54 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     return copy(dst, src, count, kind, NULL, "cudaMemcpy");
+}
+
+/* cudaMemcpy2D and cudaMemcpy2DAsync: `height` rows of `width` bytes, each row a copy. */
+static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream,
+                           const char *call)
+{
+    if (width > dpitch || width > spitch) { /* (one row: a bad argument, as a GPU says) */
+        return answer(height > 1 ? cudaErrorInvalidPitchValue : cudaErrorInvalidValue);
+    }
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t err = copy((char *)dst + row * dpitch, (const char *)src + row * spitch, width,
+                               kind, stream, call);
+        if (err != cudaSuccess) {
+            return err;
+        }
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, "cudaMemcpy2D");
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                              cudaStream_t stream)
+{
+    if (!stream_valid(stream)) {
+        return answer(cudaErrorInvalidResourceHandle);
+    }
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, "cudaMemcpy2DAsync");
+}
+
+cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height)
+{
+    if (width > pitch && height > 1) { /* (one row needs no pitch: a GPU fills it) */
+        return answer(cudaErrorInvalidValue);
+    }
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t err = fill((char *)ptr + row * pitch, value, width, NULL, "cudaMemset2D");
+        if (err != cudaSuccess) {
+            return err;
+        }
+    }
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
@@ -950,6 +1104,33 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     }
     /* The event's last record, as it is now (none: nothing to wait for). */
     issue(stream, stream_op{stream_op::WAIT, {}, reinterpret_cast<event_record *>(event)->token});
+    return answer(cudaSuccess);
+}
+
+/* A host function in a stream's order: it runs when the work issued before it is done (a
+ * created stream's queue reaches it; the legacy stream runs it now). */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
+{
+    if (!fn) {
+        return answer(cudaErrorInvalidValue);
+    }
+    if (!stream_valid(stream)) {
+        return answer(cudaErrorInvalidResourceHandle);
+    }
+    issue_work(stream, [fn, data] { fn(data); });
+    return answer(cudaSuccess);
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *data,
+                                  unsigned int flags)
+{
+    if (!callback || flags != 0) {
+        return answer(cudaErrorInvalidValue);
+    }
+    if (!stream_valid(stream)) {
+        return answer(cudaErrorInvalidResourceHandle);
+    }
+    issue_work(stream, [callback, stream, data] { callback(stream, sticky, data); });
     return answer(cudaSuccess);
 }
 
