@@ -16,7 +16,11 @@ One job per module:
     gpu        is a GPU here, is it free, which ones
     emulated   no GPU: a lab's [emulate] tests on the CPU emulation, in the sandbox (no points)
     results    what grading finds, and the scores that follow from it
-    grader     grading one submission, lab by lab
+    labstate   what grading knows of a lab before anyone is graded, and between its stages
+    grader     grading one submission, lab by lab: the stages below, in order
+    stage_build   its build stage: the student file taken, compiled, checked, linked
+    stage_tests   its test stage: every test in one pool (or, without a GPU, emulated)
+    stage_timed   its timed stage: speed and CPU time with the GPU alone, the sanitizers
     report     the terminal table, results.json (Gradescope), the CSV gradebook
     classroom  grading a folder of submissions, several at once on several GPUs
     sharing    several submissions on one GPU: turns, timing alone, a memory budget per slot

@@ -120,102 +120,123 @@ def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False, g
     (slurm.py) gives on_result(k, result), called as each is done (it writes the row), its
     first slot, the submissions' indices in the class (their work folders), and no gradebook.
     Returns their SubmissionResults, in order."""
-    out_dir = Path(out_dir)
-    indices = list(range(len(submissions))) if indices is None else indices
-    # `jobs` submissions compile and run tests at once (a test slot each, `testing`); as many
-    # again may wait for, or take, the GPU alone for their timed work meanwhile (sharing.py).
-    # Each of them has a grading slot: its GPU, and its own sandbox uid (sandbox.py), so that
-    # one student's processes count against no classmate's limit.
-    testers = slot_gpus(gpus, jobs)
-    slots = slot_gpus(gpus, 2 * len(testers) if len(testers) > len(gpus) else len(testers))
-    free = queue.Queue()
-    for slot, gpu_id in enumerate(slots):
-        free.put((first_slot + slot, gpu_id))
-    testing = {gpu_id: threading.BoundedSemaphore(testers.count(gpu_id))
-               for gpu_id in set(testers)}
-    turns = {gpu_id: GpuTurns(gather=testers.count(gpu_id)) for gpu_id in set(testers)}
-    # The GPU's --test-jobs split among its test slots: as many test processes on it at once
-    # as one submission alone has (more made launch-bound tests time out: sharing.py).
-    test_jobs = {gpu_id: max(1, context.options.test_jobs // testers.count(gpu_id))
-                 if testers.count(gpu_id) > 1 else None for gpu_id in set(testers)}
-    budgets = budgets_for(testers, gpu_mib or {})
-    watch = MemoryWatch(budgets).start() if budgets else None
-    progress = Progress(sum(1 for sub in submissions if not sub.refused_reason))
-    lost = threading.Event()
-    lost_reason = []
-    lab_ids = [lab.id for lab in context.labs]
-    done = {}  # index -> SubmissionResult, as each student is done
-    book = threading.Lock()
+    run = ClassRun(context, submissions, Path(out_dir), gpus, jobs, say, verbose, gpu_mib,
+                   on_result, first_slot, indices, gradebook)
+    return run.grade_all()
 
-    def record(index, result):
+
+class ClassRun:
+    """One grade_class() call: its grading slots and their GPUs' sharing (set up once), the
+    gradebook as it stands, and the grading of each entry in a slot of its own."""
+
+    def __init__(self, context, submissions, out_dir, gpus, jobs, say, verbose, gpu_mib,
+                 on_result, first_slot, indices, gradebook):
+        self.context, self.submissions, self.out_dir = context, submissions, out_dir
+        self.say, self.verbose, self.on_result = say, verbose, on_result
+        self.indices = list(range(len(submissions))) if indices is None else indices
+        self.gradebook = gradebook
+        # `jobs` submissions compile and run tests at once (a test slot each, `testing`); as
+        # many again may wait for, or take, the GPU alone for their timed work meanwhile
+        # (sharing.py). Each of them has a grading slot: its GPU, and its own sandbox uid
+        # (sandbox.py), so that one student's processes count against no classmate's limit.
+        testers = slot_gpus(gpus, jobs)
+        self.slots = slot_gpus(gpus, 2 * len(testers) if len(testers) > len(gpus)
+                               else len(testers))
+        self.free = queue.Queue()
+        for slot, gpu_id in enumerate(self.slots):
+            self.free.put((first_slot + slot, gpu_id))
+        self.testing = {gpu_id: threading.BoundedSemaphore(testers.count(gpu_id))
+                        for gpu_id in set(testers)}
+        self.turns = {gpu_id: GpuTurns(gather=testers.count(gpu_id)) for gpu_id in set(testers)}
+        # The GPU's --test-jobs split among its test slots: as many test processes on it at
+        # once as one submission alone has (more made launch-bound tests time out: sharing.py).
+        self.test_jobs = {gpu_id: max(1, context.options.test_jobs // testers.count(gpu_id))
+                          if testers.count(gpu_id) > 1 else None for gpu_id in set(testers)}
+        budgets = budgets_for(testers, gpu_mib or {})
+        self.watch = MemoryWatch(budgets) if budgets else None
+        self.progress = Progress(sum(1 for sub in submissions if not sub.refused_reason))
+        self.lost = threading.Event()
+        self.lost_reason = []
+        self.lab_ids = [lab.id for lab in context.labs]
+        self.done = {}  # index -> SubmissionResult, as each student is done
+        self.book = threading.Lock()
+
+    def grade_all(self):
+        """Every entry, as many at once as there are slots; their results, in order."""
+        if self.watch is not None:
+            self.watch.start()
+        with ThreadPoolExecutor(max_workers=len(self.slots)) as pool:
+            # With several at once, the most labs first: the class ends sooner when its
+            # longest gradings start early.
+            count = len(self.submissions)
+            order = range(count) if len(self.slots) == 1 else sorted(
+                range(count), key=lambda i: -labs_held(self.context.labs, self.submissions[i]))
+            futures = {i: pool.submit(self.recorded, i, self.submissions[i]) for i in order}
+            futures = [futures[i] for i in range(count)]
+            try:
+                results = [f.result() for f in futures]
+            except BaseException:
+                # Ctrl-C, SIGTERM or a grader error: stop the tests still running, so the
+                # workers end now and the gradebook keeps what was graded.
+                stop_everything()
+                raise
+            finally:
+                if self.watch is not None:
+                    self.watch.stop()
+        if self.gradebook:
+            write_gradebook(self.out_dir / "gradebook.csv", results, self.lab_ids)
+        return results
+
+    def record(self, index, result):
         """The gradebook as it stands: every student done, and a row for each of the others."""
-        if not gradebook:
+        if not self.gradebook:
             return
-        with book:
-            done[index] = result
-            rows = [done.get(i) or SubmissionResult(
+        with self.book:
+            self.done[index] = result
+            rows = [self.done.get(i) or SubmissionResult(
                 name=sub.label if sub.refused_reason else sub.name, path=str(sub.folder),
                 error="not graded yet (the class run stopped before this student)")
-                for i, sub in enumerate(submissions)]
-            write_gradebook(out_dir / "gradebook.csv", rows, lab_ids)
+                for i, sub in enumerate(self.submissions)]
+            write_gradebook(self.out_dir / "gradebook.csv", rows, self.lab_ids)
 
-    def tell(line):
-        say(printable(line, multiline=False))  # names are vetted; errors and notes need not be
+    def tell(self, line):
+        self.say(printable(line, multiline=False))  # names are vetted; errors and notes need not be
 
-    def one(index, sub):
+    def one(self, index, sub):
+        """One entry graded in a free slot (or why not: refused, the GPU lost, stopped)."""
         if sub.refused_reason:
-            tell(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
+            self.tell(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
             return refused_result(sub)
-        if lost.is_set() or stopping():
+        if self.lost.is_set() or stopping():
             return SubmissionResult(name=sub.name, path=str(sub.folder), error="not graded: "
-                                    + (lost_reason[0] if lost_reason else "grading stopped"),
-                                    exit_code=EXIT_NO_GPU)
-        slot, gpu_id = free.get()
+                                    + (self.lost_reason[0] if self.lost_reason
+                                       else "grading stopped"), exit_code=EXIT_NO_GPU)
+        slot, gpu_id = self.free.get()
         try:
-            result = grade_one(context, indices[index], sub, out_dir, gpu_id, slot, tell,
-                               verbose, turns[gpu_id], watch, testing[gpu_id],
-                               test_jobs[gpu_id])
+            result = grade_one(self.context, self.indices[index], sub, self.out_dir, gpu_id,
+                               slot, self.tell, self.verbose, self.turns[gpu_id], self.watch,
+                               self.testing[gpu_id], self.test_jobs[gpu_id])
         finally:
-            free.put((slot, gpu_id))
-        tell(progress.one_done())
+            self.free.put((slot, gpu_id))
+        self.tell(self.progress.one_done())
         if result.error and result.exit_code == EXIT_NO_GPU:
-            lost_reason.append(result.error)
-            lost.set()
+            self.lost_reason.append(result.error)
+            self.lost.set()
         return result
 
-    def recorded(index, sub):
+    def recorded(self, index, sub):
+        """one(), and its row in the gradebook (also when it failed or was interrupted)."""
         try:
-            result = one(index, sub)
+            result = self.one(index, sub)
         except BaseException as err:  # interrupted (or the grader failed): said in the row
             why = "interrupted" if stopping() else (str(err) or type(err).__name__)
-            record(index, SubmissionResult(name=sub.label, path=str(sub.folder),
-                                           error=f"not graded: {why}"))
+            self.record(index, SubmissionResult(name=sub.label, path=str(sub.folder),
+                                                error=f"not graded: {why}"))
             raise
-        record(index, result)
-        if on_result is not None:
-            on_result(index, result)
+        self.record(index, result)
+        if self.on_result is not None:
+            self.on_result(index, result)
         return result
-
-    with ThreadPoolExecutor(max_workers=len(slots)) as pool:
-        # With several at once, the most labs first: the class ends sooner when its longest
-        # gradings start early.
-        order = range(len(submissions)) if len(slots) == 1 else sorted(
-            range(len(submissions)), key=lambda i: -labs_held(context.labs, submissions[i]))
-        futures = {i: pool.submit(recorded, i, submissions[i]) for i in order}
-        futures = [futures[i] for i in range(len(submissions))]
-        try:
-            results = [f.result() for f in futures]
-        except BaseException:
-            # Ctrl-C, SIGTERM or a grader error: stop the tests still running, so the
-            # workers end now and the gradebook keeps what was graded.
-            stop_everything()
-            raise
-        finally:
-            if watch is not None:
-                watch.stop()
-    if gradebook:
-        write_gradebook(out_dir / "gradebook.csv", results, lab_ids)
-    return results
 
 
 def refused_result(sub):
