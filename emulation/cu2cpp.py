@@ -34,6 +34,7 @@ import argparse
 import glob
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +73,30 @@ def load_cindex():
         except Exception:  # pylint: disable=broad-except
             ci.Config.loaded = False
     return None, "libclang not found (Debian/Ubuntu: apt-get install libclang1-15)"
+
+
+def resource_headers(ci):
+    """The arguments that give libclang the compiler's own headers (stddef.h, stdarg.h...) when
+    it has none of its own: PyPI's libclang wheel comes without clang's resource folder. Then
+    the folder of a clang here (clang -print-resource-dir), else of gcc (-print-file-name),
+    searched after every other (-idirafter): [] when libclang finds them itself."""
+    probe = ci.Index.create().parse("kit_emu_probe.cpp", args=["-x", "c++"],
+                                    unsaved_files=[("kit_emu_probe.cpp", "#include <stddef.h>\n")])
+    if not any("stddef.h" in d.spelling for d in probe.diagnostics):
+        return []
+    for compiler, flag, under in (("clang", "-print-resource-dir", "include"),
+                                  (os.environ.get("CC", "gcc"), "-print-file-name=include", ""),
+                                  ("gcc", "-print-file-name=include", "")):
+        try:
+            said = subprocess.run([compiler, flag], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, universal_newlines=True,
+                                  timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        folder = os.path.join(said, under) if under else said
+        if os.path.isfile(os.path.join(folder, "stddef.h")):
+            return ["-idirafter", folder]
+    return []
 
 
 class RewriteError(Exception):
@@ -525,6 +550,7 @@ def main():
     if args.first:
         clang_args += ["-include", os.path.abspath(args.first)]
     clang_args += ["-I" + i for i in args.includes] + ["-D" + d for d in args.defines]
+    clang_args += resource_headers(ci)
     tu = ci.Index.create().parse(args.source, args=clang_args)
     foreign = toolkit_headers(tu)
     if foreign:
