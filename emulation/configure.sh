@@ -3,7 +3,13 @@
 # (make writes them to build/emulate/config.mk once; delete that file to look again).
 #   EMU_FIBER       boost (Boost.Context's fcontext) or ucontext (POSIX: slower switches)
 #   EMU_FIBER_LIBS  what to link for it
-#   EMU_SANITIZE    address when AddressSanitizer links and runs here, else empty
+#   EMU_SANITIZE    address when AddressSanitizer links and runs here, else empty (and empty
+#                   with ucontext, which it makes too slow)
+#   EMU_RACE_FLAGS  the race detector's: a call for every load and store, as the compiler
+#                   spells it (gcc's --param, clang's -mllvm)
+#   EMU_KEEP_LOADS  -fno-tree-sink where the compiler has it (gcc: loads stay where written)
+#   EMU_SAN_LINK    clang: AddressSanitizer's shared runtime (the detector's functions must come
+#                   before its own)
 # It stops (exit 2) with the one command to run when something the emulation needs is missing:
 # a C++ compiler, CUnit, or libclang with its Python bindings (what reads <<<...>>>). Nothing
 # here looks for the CUDA Toolkit: the emulation needs none.
@@ -24,8 +30,9 @@ command -v "${cxx%% *}" >/dev/null || missing+=(g++) # (its first word: CXX may 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "emulation: missing ${missing[*]}; install them with:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-    echo "  (the emulation needs no CUDA Toolkit and no GPU; libclang also comes with" \
-         "'pip install libclang')" >&2
+    echo "  (the emulation needs no CUDA Toolkit and no GPU; libclang also comes from PyPI," \
+         "in a virtual environment: python3 -m venv .venv && .venv/bin/pip install libclang," \
+         "then make emulate EMU_PYTHON=.venv/bin/python)" >&2
     exit 2
 fi
 
@@ -67,7 +74,47 @@ else
          "with its line" >&2
 fi
 
+# Without Boost.Context, a fiber switch through ucontext under AddressSanitizer costs about 20 us
+# (50 ns with Boost): Lab 03's larger emulated tests then pass their time limit. So ucontext
+# goes without AddressSanitizer, unless asked (make emulate EMU_SANITIZE=address).
+if [ $fiber = ucontext ] && [ -n "$sanitize" ]; then
+    sanitize=
+    echo "emulation: so AddressSanitizer is off too (with ucontext it makes the larger tests" \
+         "pass their time limits): an access out of bounds is not reported with its line, and" \
+         "races are not looked for. For both, install libboost-context-dev (Debian/Ubuntu) or" \
+         "boost (Homebrew), then delete build/emulate/config.mk" >&2
+fi
+
+# The race detector's flags, as this compiler spells them: a call for every load and store
+# (gcc: --param, clang: -mllvm), and gcc's load sinking turned off (clang has none to turn off).
+race_flags=
+for flags in "--param asan-instrumentation-with-call-threshold=0" \
+             "-mllvm -asan-instrumentation-with-call-threshold=0"; do
+    if [ -n "$sanitize" ] &&
+        $cxx -fsanitize=address $flags -Werror -x c++ "$tmp/asan.c" -o "$tmp/race" 2>/dev/null
+    then
+        race_flags=$flags
+        break
+    fi
+done
+# clang links AddressSanitizer's runtime into the program, where the race detector's own
+# __asan_load4... would clash with it: there it takes the shared runtime (found through an
+# rpath), which the detector's functions come before and reach through dlsym.
+san_link=
+if [ -n "$sanitize" ] && $cxx -fsanitize=address -shared-libsan -Werror -x c++ "$tmp/asan.c" \
+        -o "$tmp/shared" 2>/dev/null; then
+    runtime=$(dirname "$($cxx -print-file-name=libclang_rt.asan-x86_64.so)")
+    san_link="-shared-libsan -Wl,-rpath,$runtime -Wno-unused-command-line-argument"
+fi
+keep_loads=
+if $cxx -fno-tree-sink -Werror -x c++ "$tmp/asan.c" -o "$tmp/sink" 2>/dev/null; then
+    keep_loads=-fno-tree-sink
+fi
+
 echo "# Written by emulation/configure.sh $cxx"
 echo "EMU_FIBER ?= $fiber"
 echo "EMU_FIBER_LIBS ?= $libs"
 echo "EMU_SANITIZE ?= $sanitize"
+echo "EMU_SAN_LINK ?= $san_link"
+echo "EMU_RACE_FLAGS ?= $race_flags"
+echo "EMU_KEEP_LOADS ?= $keep_loads"

@@ -43,7 +43,7 @@ EMU_CONFIGURE = @test -f $(EMU_BUILD)/config.mk || { mkdir -p $(EMU_BUILD) && \
     bash emulation/configure.sh $(EMU_CXX) $(EMU_PYTHON) $(EMU_CC) > $(EMU_BUILD)/config.mk.tmp && \
     mv $(EMU_BUILD)/config.mk.tmp $(EMU_BUILD)/config.mk; }
 
-EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE))
+EMU_SAN := $(if $(EMU_SANITIZE),-fsanitize=$(EMU_SANITIZE) $(EMU_SAN_LINK))
 EMU_FIBER_FLAGS := $(if $(filter boost,$(EMU_FIBER)),-DKIT_EMU_FIBER_BOOST=1)
 # EMU_DEFINES: macros for every emulated object (make emulate LAB=04 BUILD=build-r1
 # EMU_DEFINES=-DRADIX_BITS=1, as labs/04-radix/README.md builds a second tree for the GPU).
@@ -60,8 +60,11 @@ EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SA
 # calls a function for each, emulation/src/race.cpp), and so that a load stays where the code
 # has it: at -O1 the compiler sinks a load into the branch that uses its value, and an
 # out-of-bounds load before a bounds check would go unseen (a GPU's memcheck sees it).
-EMU_RACE_FLAGS := $(if $(EMU_SAN),--param asan-instrumentation-with-call-threshold=0)
-EMU_CUFLAGS := $(EMU_CXXFLAGS) $(EMU_RACE_FLAGS) -fno-tree-sink -Wno-unused-parameter -Wno-unused-but-set-variable \
+# (configure.sh writes both as the compiler spells them: gcc's by default, clang's through
+# -mllvm, and no load sinking to turn off in clang.)
+EMU_RACE_FLAGS ?= $(if $(EMU_SAN),--param asan-instrumentation-with-call-threshold=0)
+EMU_KEEP_LOADS ?= -fno-tree-sink
+EMU_CUFLAGS := $(EMU_CXXFLAGS) $(if $(EMU_SAN),$(EMU_RACE_FLAGS)) $(EMU_KEEP_LOADS) -Wno-unused-parameter -Wno-unused-but-set-variable \
                -Wno-unknown-pragmas -Wno-unused-function -D__CUDACC__ -include cuda_runtime.h -x c++
 EMU_HEADERS := $(wildcard emulation/include/*.h emulation/include/*/*.h)
 EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o,\
