@@ -23,7 +23,7 @@ else
     list() { find "$@" -type f 2>/dev/null | sort; }
 fi
 shipped() { # paths of the kit that students get
-    list .clang-format .gitignore Makefile common labs tests grading docs tools emulation
+    list .clang-format .gitignore .devcontainer Makefile common labs tests grading docs tools emulation
 }
 excluded() { # what they never get, whatever else the folders hold
     grep -Ev '^(solutions/|grading/tests/|tests/hidden/|tools/handout/|grading/gradescope/|emulation/fixtures/|\.ci/)'
