@@ -118,10 +118,15 @@ def _short(text, width=MESSAGE_WIDTH):
 # ---- the terminal -------------------------------------------------------------------------
 
 
-def lab_table(lab, verbose=False):
+def lab_table(lab, verbose=False, graded=True):
+    """The lab's lines of the terminal table. graded=False (the submission was not graded: no
+    GPU, say): no score is shown, only what each part is worth, so that nothing looks like a
+    grade."""
     lines = []
     where = _relative(lab.source) if lab.source else lab.lab.student_file
-    lines.append(f"== {lab.lab.id}: {fmt(lab.score)} / {fmt(lab.max_score)} points   ({where})")
+    score = (f"{fmt(lab.score)} / {fmt(lab.max_score)} points" if graded else
+             f"not graded (up to {fmt(lab.max_score)} points)")
+    lines.append(f"== {lab.lab.id}: {score}   ({where})")
     if lab.status != GRADED:
         lines.append(f"   {lab.status.upper()}: 0 points for the lab")
         message = [line.rstrip() for line in lab.message.splitlines() if line.strip()]
@@ -141,7 +146,8 @@ def lab_table(lab, verbose=False):
             label += " (no points)"
         max_text = ("+" + fmt(suite.rule.points)) if suite.rule.bonus else fmt(suite.max_points)
         tests = f"{suite.passed}/{len(suite.runs)}"
-        lines.append(f"   {label:<26} {fmt(suite.points):>7} {max_text:>7} {tests:>6}  "
+        points = fmt(suite.points) if graded else "-"
+        lines.append(f"   {label:<26} {points:>7} {max_text:>7} {tests:>6}  "
                      f"{_short(suite.emulated or suite.first_failure())}")
         if verbose:
             for run in suite.runs:
@@ -149,7 +155,7 @@ def lab_table(lab, verbose=False):
                 lines.append(f"       {mark:<8} {run.test.name} ({run.elapsed:.1f} s)"
                              + (f"  {_short(run.message, 80)}" if run.status != PASSED else ""))
     if lab.speed:
-        lines.append(f"   {'speed':<26} {fmt(lab.speed.points):>7} "
+        lines.append(f"   {'speed':<26} {fmt(lab.speed.points) if graded else '-':>7} "
                      f"{fmt(lab.speed.max_points):>7} {'-':>6}  {_short(lab.speed.message)}")
     if lab.sanitizer or lab.sanitizer_note:
         found = [r for r in lab.sanitizer if r.status != "clean"]
@@ -172,7 +178,7 @@ def lab_table(lab, verbose=False):
 def submission_table(sub, verbose=False, out_dir=None):
     lines = []
     for lab in sub.labs:
-        lines += lab_table(lab, verbose)
+        lines += lab_table(lab, verbose, graded=not sub.error)
         lines.append("")
     if sub.error:
         lines.append(f"NOT GRADED: {sub.error}")
@@ -180,7 +186,9 @@ def submission_table(sub, verbose=False, out_dir=None):
     skipped = sub.skipped
     not_run = sum(lab.count(NOT_RUN) for lab in sub.labs)
     failed = sum(len(lab.runs()) for lab in sub.labs) - passed - skipped - not_run
-    lines.append(f"total {fmt(sub.score)} / {fmt(sub.max_score)} points ({len(sub.labs)} "
+    total = (f"total {fmt(sub.score)} / {fmt(sub.max_score)} points" if not sub.error else
+             f"total: not graded (up to {fmt(sub.max_score)} points)")
+    lines.append(f"{total} ({len(sub.labs)} "
                  f"lab{'s' if len(sub.labs) != 1 else ''}); tests: {passed} passed, "
                  f"{failed} failed" + (f", {skipped} skipped" if skipped else "")
                  + (f", {not_run} not run" if not_run else ""))

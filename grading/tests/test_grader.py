@@ -414,6 +414,9 @@ class GradeFixtureSubmissions(unittest.TestCase):
         # The fixture kit's host labs: their suites ran as on a GPU host (a GPU test would
         # say "NOT RUN: no GPU ...": the next class's fake-GPU tests see it).
         self.assertIn("tests: 6 passed, 0 failed", proc.stdout)
+        # Nothing looks like a grade: what each lab is worth, no score.
+        self.assertNotRegex(proc.stdout, r"[0-9.]+ / [0-9.]+ points")
+        self.assertIn("total: not graded (up to ", proc.stdout)
         self.assertNotIn("not run: not run", proc.stdout.lower())
         self.assertFalse((out / "results.json").exists())
         # A lab with both: its GPU suite waits for a GPU, its host suite runs.
