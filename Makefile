@@ -80,7 +80,7 @@ LDLIBS := -lm
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-grader check-slurm check-handout check-gradescope skeletons \
         gpu-check bench-report handout gradescope gradescope-check docs-images docs-performance emulate \
-        emulate-parts check-emulate bench-emulate ptxas FORCE
+        emulate-parts check-emulate check-emulate-configs bench-emulate ptxas FORCE
 .DEFAULT_GOAL := all
 
 # Grouped by who runs a target. The student package (no solutions/) lists the students' only.
@@ -131,6 +131,7 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-emulate    the CPU emulation's acceptance: solutions pass in every thread order,"
 	@echo "                        skeletons fail cleanly, planted faults are reported (every lab)"
 	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
+	@echo "  make check-emulate-configs  Lab 01 emulated with gcc, clang, no Boost, PyPI's libclang (not in check)"
 	@echo "  make emulate-parts    the emulation's prebuilt parts the grader links a file with (no GPU)"
 endif
 

@@ -8,6 +8,7 @@
 #   make check-emulate [LAB=NN]  the emulation's own acceptance: the solution passes in every
 #                                order, the skeleton fails cleanly, planted faults are reported
 #   make bench-emulate           the cost of a fiber switch, emulated GPU threads per second
+#   make check-emulate-configs   Lab 01's [emulate] suite with gcc, clang, no Boost, PyPI's libclang
 #
 # Each variant V (solution, student, skeleton, or a planted fault's name) of lab NN-name goes:
 #   source -> $(EMU_BUILD)/V/src/NN-name/name.cu      (emulation/cu2cpp.py: <<<>>> and __shared__)
@@ -167,6 +168,11 @@ $(EMU_BUILD)/grader.env: $(EMU_BUILD)/config.mk $(EMU_BUILD)/flags.stamp emulati
 	   echo "EMU_CUFLAGS=$(EMU_CUFLAGS)"; echo "EMU_SAN=$(EMU_SAN)"; \
 	   echo "EMU_LIBS=$(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm"; \
 	   echo "EMU_RUNTIME_OBJ=$(EMU_RUNTIME_OBJ)"; echo "EMU_KIT_LIB=$(EMU_KIT_LIB)"; } > $@
+
+# The emulation as students' machines build it (gcc, clang, no Boost, PyPI's libclang), each
+# running Lab 01's [emulate] suite: not part of make check (about 3 minutes).
+check-emulate-configs:
+	@bash emulation/tests/check_configs.sh
 
 bench-emulate:
 	$(EMU_CONFIGURE)
