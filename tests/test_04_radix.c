@@ -1,7 +1,8 @@
 /* GPU suites of Lab 04 (radix sort built on scan): one suite per TODO, so each part of the lab
  * is tested on its own. Suite names are what the grader scores: 4.1_scan, 4.2_split,
- * 4.3_digits, 4.4_types_pairs, and the bonus suites 4.5_lookback_scan and 4.6_onesweep; 4.0_references is a host suite that checks this file's own CPU
- * models (it needs no GPU and is worth no points).
+ * 4.3_digits, 4.4_types_pairs, and the bonus suites 4.5_lookback_scan
+ * and 4.6_onesweep; 4.0_references is a host suite that checks this file's own CPU models (it needs
+ * no GPU and is worth no points).
  *
  * Every input that carries values carries its keys' positions (0 .. n-1), so a value names
  * the key it must travel with, and every check is also a check of stability. The tests of a

@@ -32,7 +32,8 @@ __global__ void scale(float *values, int n, float factor)
     }
 }
 
-namespace shift {
+namespace shift
+{
 /* Adds offset to each of n values. */
 __global__ void add(int *values, int n, int offset = 1)
 {

@@ -881,8 +881,8 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
 
 cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
-                            cudaHostAllocWriteCombined)) {
+    if (flags &
+        ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined)) {
         return answer(cudaErrorInvalidValue);
     }
     return cudaMallocHost(ptr, size);
@@ -890,10 +890,9 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-    if (!ptr || size == 0 || (flags & ~(unsigned)(cudaHostRegisterPortable |
-                                                  cudaHostRegisterMapped |
-                                                  cudaHostRegisterIoMemory |
-                                                  cudaHostRegisterReadOnly))) {
+    if (!ptr || size == 0 ||
+        (flags & ~(unsigned)(cudaHostRegisterPortable | cudaHostRegisterMapped |
+                             cudaHostRegisterIoMemory | cudaHostRegisterReadOnly))) {
         return answer(cudaErrorInvalidValue);
     }
     if (in_map(pinned, ptr, 1) || in_map(pinned, (const char *)ptr + size - 1, 1)) {

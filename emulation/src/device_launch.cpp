@@ -55,9 +55,9 @@ struct grid_node {
     int line;
     grid_node *parent;
     launch_kind kind;
-    bool ran;                /* its own threads have all ended */
-    bool complete;           /* and so have all its descendants */
-    unsigned open_children;  /* children into fire-and-forget or the NULL stream, not complete */
+    bool ran;               /* its own threads have all ended */
+    bool complete;          /* and so have all its descendants */
+    unsigned open_children; /* children into fire-and-forget or the NULL stream, not complete */
     std::vector<grid_node *> tails; /* its tail launches, in launch order */
     size_t tails_done;
     bool tail_started;
@@ -70,8 +70,7 @@ struct grid_node {
     grid_node(const void *f, const config &c, invoke_fn inv, std::shared_ptr<void> cl,
               const char *fl, int ln, grid_node *p, launch_kind k)
         : func(f), cfg(c), invoke(inv), closure(std::move(cl)), file(fl), line(ln), parent(p),
-          kind(k), ran(false), complete(false), open_children(0),
-          tails_done(0), tail_started(false)
+          kind(k), ran(false), complete(false), open_children(0), tails_done(0), tail_started(false)
     {
     }
 };
@@ -118,8 +117,8 @@ void tree_begin()
     tree.nodes.clear();
     tree.ready.clear();
     tree.pending = 0;
-    tree.nodes.emplace_back(new grid_node(NULL, config(dim3(1), dim3(1)), NULL, NULL, "", 0,
-                                          NULL, ROOT));
+    tree.nodes.emplace_back(
+        new grid_node(NULL, config(dim3(1), dim3(1)), NULL, NULL, "", 0, NULL, ROOT));
     tree.running = tree.nodes.front().get();
 }
 
@@ -219,11 +218,10 @@ void tree_discard_launches()
     tree.ready.erase(std::remove_if(tree.ready.begin(), tree.ready.end(), launched_by_p),
                      tree.ready.end());
     size_t before = tree.nodes.size();
-    tree.nodes.erase(std::remove_if(tree.nodes.begin(), tree.nodes.end(),
-                                    [p](const std::unique_ptr<grid_node> &n) {
-                                        return n->parent == p;
-                                    }),
-                     tree.nodes.end());
+    tree.nodes.erase(
+        std::remove_if(tree.nodes.begin(), tree.nodes.end(),
+                       [p](const std::unique_ptr<grid_node> &n) { return n->parent == p; }),
+        tree.nodes.end());
     tree.pending -= before - tree.nodes.size();
     p->open_children = 0;
     p->tails.clear();

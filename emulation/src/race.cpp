@@ -716,7 +716,7 @@ KIT_EMU_UNCHECKED static inline bool addressable(uintptr_t address, size_t size)
 } // namespace kit_emu
 
 #define KIT_EMU_ASAN_CALL(kind, size, is_write)                                                    \
-    extern "C" KIT_EMU_UNCHECKED KIT_EMU_HOOK void __asan_##kind##size(uintptr_t address)                       \
+    extern "C" KIT_EMU_UNCHECKED KIT_EMU_HOOK void __asan_##kind##size(uintptr_t address)          \
     {                                                                                              \
         static void (*real)(uintptr_t) = NULL;                                                     \
         kit_emu::access(address, size, is_write, __builtin_return_address(0));                     \

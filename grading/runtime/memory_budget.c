@@ -57,10 +57,11 @@ static int fits(size_t more, const char *what)
     if (budget == 0 || (more <= budget && held <= budget - more)) {
         return 1;
     }
-    fprintf(stderr,
-            "grader: %s of %zu MiB refused: this process already holds %zu MiB, and may hold "
-            "%zu MiB of the GPU's memory while a class shares the GPU (cudaErrorMemoryAllocation)\n",
-            what, more >> 20, held >> 20, budget >> 20);
+    fprintf(
+        stderr,
+        "grader: %s of %zu MiB refused: this process already holds %zu MiB, and may hold "
+        "%zu MiB of the GPU's memory while a class shares the GPU (cudaErrorMemoryAllocation)\n",
+        what, more >> 20, held >> 20, budget >> 20);
     void *none = NULL;
     __real_cudaMalloc(&none, SIZE_MAX); /* fails: cudaGetLastError() then says so */
     return 0;
