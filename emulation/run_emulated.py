@@ -208,6 +208,14 @@ def run_one(binary, test, order, timeout):
     return {"status": status, "seconds": seconds, "why": why}
 
 
+def progress(line):
+    """What runs now, on a terminal only (a line that the next one replaces): a large test
+    can take minutes in emulation, and nothing else is printed until it ends."""
+    if sys.stdout.isatty():
+        sys.stdout.write("\r\033[K" + line)
+        sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binaries", nargs="+")
@@ -237,8 +245,14 @@ def main():
         print("== %s, emulated on the CPU (feedback only: no points, no speed; a GPU decides "
               "the grade), thread orders %s" % (binary, ", ".join(orders)))
         sys.stdout.flush()
-        for test in args.tests.split(",") if args.tests else list_tests(binary):
-            runs = {order: run_one(binary, test, order, args.timeout) for order in orders}
+        tests = args.tests.split(",") if args.tests else list_tests(binary)
+        for number, test in enumerate(tests, 1):
+            runs = {}
+            for order in orders:
+                progress("test %d of %d, %s, in order %s (%.0f s so far)..."
+                         % (number, len(tests), test, order, time.monotonic() - started))
+                runs[order] = run_one(binary, test, order, args.timeout)
+            progress("")
             statuses = {r["status"] for r in runs.values()}
             passed = statuses == {"pass"}
             times = ", ".join("%s %.1f s" % (o, r["seconds"]) for o, r in runs.items())
