@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from run_emulated import default_orders
@@ -607,6 +608,69 @@ def check_grader_without_gpu(checks, build):
                      proc.returncode == 3 and shown, proc.stdout[-2000:])
 
 
+FRESH_PROGRAM = """
+#include <stdio.h>
+__global__ void one(int *x) { *x = 1; }
+int main(void)
+{
+    int *d = NULL, h = 0;
+    cudaMalloc(&d, sizeof h);
+    one<<<1, 1>>>(d);
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d\\n", h);
+    return h == 1 ? 0 : 1;
+}
+"""
+
+
+def check_freshness(checks, build):
+    """A program built before its .cu file last changed stops with a sentence (exit 2), instead
+    of testing the code of before; one whose file is dated in the future (another clock) runs."""
+    settings = {}
+    env_file = os.path.join(build, "emulate", "grader.env")
+    if not os.path.exists(env_file):
+        print("skip the freshness check: %s is missing (make emulate-parts)" % env_file)
+        return
+    for line in open(env_file):
+        name, _, value = line.rstrip("\n").partition("=")
+        settings[name] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        source, rewritten = os.path.join(tmp, "fresh.cu"), os.path.join(tmp, "fresh.cpp")
+        binary = os.path.join(tmp, "fresh")
+        with open(source, "w") as f:
+            f.write(FRESH_PROGRAM)
+        built = subprocess.run(
+            [sys.executable, os.path.join(HERE, "cu2cpp.py"), "-o", rewritten, source],
+            cwd=ROOT).returncode == 0 and subprocess.run(
+            settings.get("EMU_CXX", "g++").split() + settings["EMU_CUFLAGS"].split() +
+            ["-o", binary, rewritten, "-x", "none"] + settings["EMU_RUNTIME_OBJ"].split() +
+            settings.get("EMU_LIBS", "").split(), cwd=ROOT).returncode == 0
+        if not checks.check("a program whose .cu changed after it was built: it builds", built):
+            return
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+
+        def run():
+            return subprocess.run([binary], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, universal_newlines=True)
+        first = run()
+        built_at = os.stat(binary).st_mtime
+        time.sleep(0.3)
+        changed = max(time.time(), built_at + 0.1)  # after the build, and not in the future
+        os.utime(source, (changed, changed))
+        stale = run()
+        future = built_at + 3600
+        os.utime(source, (future, future))
+        ahead = run()
+        checks.check("a program whose .cu changed after it was built stops and says to run "
+                     "make emulate again; with its .cu dated in the future it runs",
+                     first.returncode == 0 and stale.returncode == 2 and
+                     "changed after this program was built" in stale.stderr and
+                     ahead.returncode == 0,
+                     "first %d, stale %d (%s), future %d" % (first.returncode, stale.returncode,
+                                                             stale.stderr.strip()[-300:],
+                                                             ahead.returncode))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labs", nargs="+")
@@ -670,6 +734,7 @@ def main():
         done.append(pool.submit(checked, check_coverage, checks, build, built_probes))
         if "01-oddeven" in args.labs:
             done.append(pool.submit(checked, check_grader_without_gpu, checks, build))
+        done.append(pool.submit(checked, check_freshness, checks, build))
         for future in done:
             output.real.write(future.result())
             output.real.flush()

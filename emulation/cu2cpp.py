@@ -601,13 +601,17 @@ def main():
             target = args.output if same else os.path.join(os.path.dirname(args.output),
                                                            os.path.basename(path))
             text = b'#line 1 "%s"\n' % os.path.relpath(path).encode() + rewriter.rewritten(path)
-            if same and (rewriter.kernels or rewriter.symbols):
+            if same:
                 text += b'\n#line 1 "<kit emulation: the kernels of %s>"\n' % \
                         os.path.relpath(path).encode()
                 # Named after the file: a bonus file's registrations and those of the NAME.cu
                 # included before it are in one translation unit.
                 stem = "".join(c if c.isalnum() else "_" for c in
                                os.path.splitext(os.path.basename(path))[0])
+                # The program stops if the file changes after it is built (freshness.cpp).
+                text += (b'static ::kit_emu::source_freshness kit_emu_fresh_%s("%s");\n'
+                         % (stem.encode(), os.path.abspath(path).replace("\\", "\\\\")
+                            .replace('"', '\\"').encode()))
                 for i, (qualified, name) in enumerate(rewriter.symbols):
                     text += (b'static ::kit_emu::symbol_registration kit_emu_symbol_%s_%d(&%s, '
                              b'sizeof %s, "%s");\n' % (stem.encode(), i, qualified.encode(),

@@ -163,7 +163,9 @@ emulate-parts:
 	    $(EMU_BUILD)/obj/tests/runner.o $(EMU_BUILD)/obj/tests/gpu_harness.o \
 	    $(foreach l,$(EMU_LABS),$(EMU_BUILD)/obj/tests/test_$(call lab_id,$(l)).o)
 
-$(EMU_BUILD)/grader.env: $(EMU_BUILD)/config.mk $(EMU_BUILD)/flags.stamp emulation/emulation.mk
+# (Written again when a file of the runtime comes or goes: its list of objects is in it.)
+$(EMU_BUILD)/grader.env: $(EMU_BUILD)/config.mk $(EMU_BUILD)/flags.stamp emulation/emulation.mk \
+        $(wildcard emulation/src/*.cpp)
 	@{ echo "EMU_CXX=$(EMU_CXX)"; echo "EMU_PYTHON=$(EMU_PYTHON)"; \
 	   echo "EMU_CUFLAGS=$(EMU_CUFLAGS)"; echo "EMU_SAN=$(EMU_SAN)"; \
 	   echo "EMU_LIBS=$(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm"; \

@@ -361,6 +361,18 @@ struct symbol_registration {
     }
 };
 
+/** Stops the program (exit 2) when @p source, the .cu file it was built from, changed after
+ * it was built: a student who runs an emulated test binary by hand after an edit would
+ * otherwise test the code of before (cu2cpp.py writes one per file, at its end). */
+void check_fresh(const char *source);
+
+struct source_freshness {
+    explicit source_freshness(const char *source)
+    {
+        check_fresh(source);
+    }
+};
+
 struct kernel_registration {
     template <typename... P>
     kernel_registration(void (*kernel)(P...), const char *name, const char *file, int line)
