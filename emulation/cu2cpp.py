@@ -266,6 +266,15 @@ class Rewriter:
             parent = parent.semantic_parent
         return "::" + "::".join(reversed(parts))
 
+    @staticmethod
+    def referenced_kernel(callee):
+        """The kernel a launch's callee names (through the callee's implicit cast), or None."""
+        kernel = callee.referenced
+        while kernel is None and callee.get_children():
+            callee = next(callee.get_children())
+            kernel = callee.referenced
+        return kernel
+
     def launch(self, call, callee, config, args):
         """k<<<...>>>(args): the config call's extent is exactly `<<<...>>>`. A kernel's default
         arguments, which the call leaves out, are written into it, as the launch template takes
@@ -285,9 +294,7 @@ class Rewriter:
         # One of overloaded kernels, or a template kernel whose arguments the call deduced
         # (`fill<<<g, b>>>(floats, n, 1.5f)`): the launch names it by its type, as the call
         # picked it.
-        kernel = callee.referenced
-        while kernel is None and callee.get_children():  # the callee's implicit cast
-            kernel = next(callee.get_children()).referenced
+        kernel = self.referenced_kernel(callee)
         written = [t[2] for t in tokens.between(callee_start.offset, start)]
         cast = kernel is not None and (self.is_overloaded(kernel) or (
             kernel.get_num_template_arguments() > 0 and "<" not in written))
@@ -312,10 +319,7 @@ class Rewriter:
         """The default arguments a launch leaves out, copied from the kernel's declaration (the
         tokens after each parameter's `=`) before the launch's closing parenthesis: the launch
         template takes every parameter."""
-        kernel = callee.referenced
-        while kernel is None and callee.get_children():  # the callee's implicit cast
-            callee = next(callee.get_children())
-            kernel = callee.referenced
+        kernel = self.referenced_kernel(callee)
         params = [] if kernel is None else [
             c for c in kernel.get_children() if c.kind == self.ci.CursorKind.PARM_DECL]
         tokens = self.file_tokens(path)
