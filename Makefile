@@ -78,7 +78,7 @@ LDLIBS := -lm
 
 # Every target a person runs; `make help` lists each (tools/check_layout.py checks it does).
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
-        check-layout check-grader check-slurm check-handout check-gradescope skeletons \
+        check-layout check-format format check-grader check-slurm check-handout check-gradescope skeletons \
         gpu-check bench-report handout gradescope gradescope-check docs-images docs-performance emulate \
         emulate-parts check-emulate check-emulate-configs bench-emulate ptxas FORCE
 .DEFAULT_GOAL := all
@@ -118,6 +118,8 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo ""
 	@echo "Kit maintainers (make check runs every check-* below, in this order):"
 	@echo "  make check            the kit's own tests: installs what it needs (apt), then the checks below"
+	@echo "  make check-format     C/CUDA in .clang-format's form, Python in black's, pyflakes clean"
+	@echo "  make format           rewrite the files check-format names (clang-format, black)"
 	@echo "  make check-layout     the layout maps and this help name what is there"
 	@echo "  make check-host       (above) also part of make check"
 	@echo "  make check-skeletons  the committed skeletons are what solutions/ gives"
@@ -150,6 +152,7 @@ all: $(KIT_TOOLS) $(GRADER_TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(cal
 check:
 	@mkdir -p $(BUILD); set -o pipefail; \
 	{ $(MAKE) --no-print-directory deps && \
+	  $(MAKE) --no-print-directory check-format && \
 	  $(MAKE) --no-print-directory check-layout && \
 	  $(MAKE) --no-print-directory check-host && \
 	  $(MAKE) --no-print-directory check-skeletons && \

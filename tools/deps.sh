@@ -3,7 +3,8 @@
 # with apt when run as root, or printing the one command to run otherwise.
 # Needed: nvcc (the CUDA Toolkit, never installed here), CUnit (static library and headers),
 # Doxygen, Graphviz (dot), MathJax (for formulas in the docs, read offline), gnuplot (the
-# benchmark's charts, make bench-report) and Python 3
+# benchmark's charts, make bench-report), clang-format, black and pyflakes (make check-format) and
+# Python 3
 # (the grader; standard library only), and bubblewrap (bwrap): the grader compiles and runs
 # each student's code in a bubblewrap sandbox (no network, no view of solutions/ or other
 # students); without it the grader falls back to weaker isolation and says so in the results.
@@ -50,6 +51,10 @@ if [ "$what" = all ]; then
     command -v dot >/dev/null || missing+=(graphviz)
     command -v gnuplot >/dev/null || missing+=(gnuplot-nox) # make bench-report's charts
     [ -f /usr/share/javascript/mathjax/MathJax.js ] || missing+=(libjs-mathjax)
+    # make check-format (tools/format.sh): the kit's own form, Debian 12's versions
+    command -v clang-format >/dev/null || missing+=(clang-format)
+    command -v black >/dev/null || missing+=(black)
+    command -v pyflakes3 >/dev/null || missing+=(pyflakes3)
 fi
 
 no_nvcc=

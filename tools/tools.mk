@@ -13,6 +13,7 @@
 #   gpu-check          on a GPU host: suites, sanitizers, grading, fixtures, benchmarks
 #   bench-report       charts and a table from benchmark rows (no GPU needed)
 #   handout, check-handout   the student package, and a check of it
+#   format, check-format     the kit's form: clang-format, black, pyflakes (tools/format.sh)
 
 # merge_path_diagram draws Lab 02's merge path (its handout shows the command, and the site's
 # figure is drawn with it: docs/docs.mk).
@@ -72,3 +73,10 @@ handout: docs
 check-handout:
 	@if [ ! -d tools/handout ]; then echo "check-handout: not in a student package"; exit 0; fi; \
 	$(MAKE) --no-print-directory handout && python3 tools/handout/check_handout.py $(BUILD)
+
+# ---- the kit's form: clang-format, black, pyflakes (tools/format.sh) ---------------------------
+format:
+	@KIT_SKELETONS="$(SKELETON_PAIRS)" bash tools/format.sh fix
+
+check-format:
+	@KIT_SKELETONS="$(SKELETON_PAIRS)" bash tools/format.sh check
