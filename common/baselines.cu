@@ -12,7 +12,8 @@
 #include "cuda_check.h"
 #include "timer.h"
 
-namespace {
+namespace
+{
 
 struct Less {
     __device__ bool operator()(unsigned int a, unsigned int b) const

@@ -6,9 +6,9 @@
  * distribution). All sorts are ascending in the order of keyflip.h: for floats
  * `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`.
  *
- * The radix sort follows the Russian lab notes of docs/sources.md (004): four passes of 8 bits, least significant
- * byte first, each a counting sort (count, exclusive prefix sum, scatter). A pass whose byte
- * is the same for every key changes nothing and is skipped. Signed keys need a different
+ * The radix sort follows the Russian lab notes of docs/sources.md (004): four passes of 8 bits,
+ * least significant byte first, each a counting sort (count, exclusive prefix sum, scatter). A pass
+ * whose byte is the same for every key changes nothing and is skipped. Signed keys need a different
  * last pass (bucket 0x80..0xFF, the negatives, first); float keys too (negatives first, in
  * reverse bucket order and reversed inside each bucket, since a larger magnitude is smaller).
  */

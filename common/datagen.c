@@ -10,8 +10,8 @@
 #include "keyflip.h"
 
 static const char *const dist_names[KIT_DIST_COUNT] = {
-    "uniform",       "sorted",      "reversed", "all-equal", "few-unique",
-    "zero-one",      "nearly-sorted", "organ-pipe", "extremes",
+    "uniform",  "sorted",        "reversed",   "all-equal", "few-unique",
+    "zero-one", "nearly-sorted", "organ-pipe", "extremes",
 };
 
 const char *kit_dist_name(kit_dist dist)
@@ -169,8 +169,8 @@ void kit_generate_u32(uint32_t *keys, size_t n, kit_dist dist, uint64_t seed)
 
 void kit_generate_i32(int32_t *keys, size_t n, kit_dist dist, uint64_t seed)
 {
-    const uint32_t extremes[] = {kit_flip_i32(INT32_MIN), kit_flip_i32(INT32_MAX),
-                                 kit_flip_i32(-1), kit_flip_i32(0)};
+    const uint32_t extremes[] = {kit_flip_i32(INT32_MIN), kit_flip_i32(INT32_MAX), kit_flip_i32(-1),
+                                 kit_flip_i32(0)};
     const key_type type = {draw_u32, extremes, 4, kit_flip_i32(0), kit_flip_i32(1)};
     uint32_t *bits = (uint32_t *)keys;
     generate_ordered(bits, n, dist, seed, &type);
@@ -182,8 +182,8 @@ void kit_generate_i32(int32_t *keys, size_t n, kit_dist dist, uint64_t seed)
 void kit_generate_f32(float *keys, size_t n, kit_dist dist, uint64_t seed)
 {
     const uint32_t extremes[] = {
-        kit_flip_f32(-0.0f),     kit_flip_f32(0.0f),    kit_flip_f32(INFINITY),
-        kit_flip_f32(-INFINITY), kit_flip_f32(NAN),     kit_flip_f32(-NAN),
+        kit_flip_f32(-0.0f),     kit_flip_f32(0.0f),     kit_flip_f32(INFINITY),
+        kit_flip_f32(-INFINITY), kit_flip_f32(NAN),      kit_flip_f32(-NAN),
         kit_flip_f32(FLT_MAX),   kit_flip_f32(-FLT_MAX), kit_flip_f32(FLT_TRUE_MIN),
     };
     const key_type type = {draw_f32, extremes, sizeof extremes / sizeof extremes[0],

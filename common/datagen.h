@@ -17,16 +17,16 @@ extern "C" {
 
 /** The input distributions every lab is tested on (docs/instructor.md, the test binaries). */
 typedef enum {
-    KIT_DIST_UNIFORM = 0,  /**< independent uniform keys over the whole range */
-    KIT_DIST_SORTED,       /**< already ascending (uniform keys, then sorted) */
-    KIT_DIST_REVERSED,     /**< strictly descending where the range allows */
-    KIT_DIST_ALL_EQUAL,    /**< one key repeated n times */
-    KIT_DIST_FEW_UNIQUE,   /**< 8 distinct keys, shuffled */
-    KIT_DIST_ZERO_ONE,     /**< only 0 and 1 (for floats 0.0 and 1.0) */
-    KIT_DIST_NEARLY_SORTED,/**< ascending, then about 1% of random swaps */
-    KIT_DIST_ORGAN_PIPE,   /**< ascending to the middle, then descending */
-    KIT_DIST_EXTREMES,     /**< the type's extremes mixed with a few ordinary keys */
-    KIT_DIST_COUNT         /**< number of distributions */
+    KIT_DIST_UNIFORM = 0,   /**< independent uniform keys over the whole range */
+    KIT_DIST_SORTED,        /**< already ascending (uniform keys, then sorted) */
+    KIT_DIST_REVERSED,      /**< strictly descending where the range allows */
+    KIT_DIST_ALL_EQUAL,     /**< one key repeated n times */
+    KIT_DIST_FEW_UNIQUE,    /**< 8 distinct keys, shuffled */
+    KIT_DIST_ZERO_ONE,      /**< only 0 and 1 (for floats 0.0 and 1.0) */
+    KIT_DIST_NEARLY_SORTED, /**< ascending, then about 1% of random swaps */
+    KIT_DIST_ORGAN_PIPE,    /**< ascending to the middle, then descending */
+    KIT_DIST_EXTREMES,      /**< the type's extremes mixed with a few ordinary keys */
+    KIT_DIST_COUNT          /**< number of distributions */
 } kit_dist;
 
 /** The distribution's name as the drivers' `--dist` option spells it. */

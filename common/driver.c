@@ -187,8 +187,8 @@ static int parse_options(int argc, char **argv, const kit_lab_driver *lab, optio
         i++; /* the option's value */
     }
     if (opt->csv && !opt->bench) {
-        return bad_usage(lab, "--csv writes the rows of --bench; without --bench it has none:",
-                         opt->csv);
+        return bad_usage(
+            lab, "--csv writes the rows of --bench; without --bench it has none:", opt->csv);
     }
     if (!opt->bench && opt->algo->max_n && opt->n > opt->algo->max_n) {
         fprintf(stderr, "%s: --algo %s sorts at most %zu keys; -n %zu is too large\n", lab->name,
@@ -369,8 +369,8 @@ int kit_driver_main(int argc, char **argv, const kit_lab_driver *lab)
         return KIT_EXIT_USAGE;
     }
     generate_keys(opt.algo, snapshot, n, opt.dist, opt.seed);
-    printf("%s: n=%zu dist=%s seed=%llu algo=%s on %s\n", lab->name, n,
-           kit_dist_name(opt.dist), (unsigned long long)opt.seed, opt.algo->name, reason);
+    printf("%s: n=%zu dist=%s seed=%llu algo=%s on %s\n", lab->name, n, kit_dist_name(opt.dist),
+           (unsigned long long)opt.seed, opt.algo->name, reason);
 
     unsigned int *d_input = NULL, *d_work = NULL;
     CUDA_CHECK(cudaMalloc((void **)&d_input, bytes));

@@ -73,14 +73,14 @@ typedef struct {
 
 /** What a lab tells the driver. */
 typedef struct {
-    const char *name;                         /**< program name, e.g. "oddeven" */
-    const char *title;                        /**< one line for --help */
+    const char *name;                            /**< program name, e.g. "oddeven" */
+    const char *title;                           /**< one line for --help */
     kit_driver_algo algos[KIT_DRIVER_MAX_ALGOS]; /**< the first is the default */
-    size_t default_n;                         /**< -n when not given */
+    size_t default_n;                            /**< -n when not given */
     /** Runs the sort step by step, printing the host copy @p keys after every step. */
     cudaError_t (*trace)(unsigned int *d_keys, unsigned int *keys, size_t n, FILE *out);
-    size_t trace_max_n;                       /**< largest n --trace accepts */
-    const size_t *bench_sizes;                /**< --bench sizes, ending with 0 */
+    size_t trace_max_n;        /**< largest n --trace accepts */
+    const size_t *bench_sizes; /**< --bench sizes, ending with 0 */
 } kit_lab_driver;
 
 /** A device buffer a driver keeps between runs: the values its `--algo pairs` sorts carry, or

@@ -112,8 +112,8 @@ static inline void kit_buffers_place(void *block, kit_buffer *buffers, int count
 {
     size_t offset = 0;
     for (int i = 0; i < count; i++) {
-        *buffers[i].address = block && buffers[i].bytes > 0 ? (void *)((char *)block + offset)
-                                                            : NULL;
+        *buffers[i].address =
+            block && buffers[i].bytes > 0 ? (void *)((char *)block + offset) : NULL;
         offset += (buffers[i].bytes + KIT_BUFFER_ALIGN - 1) / KIT_BUFFER_ALIGN * KIT_BUFFER_ALIGN;
     }
 }

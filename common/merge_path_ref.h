@@ -57,8 +57,7 @@ static inline void kit_merge_path_walk(const unsigned int *a, size_t na, const u
  * `k <= n` (the caller checks; out of range the answer means nothing). The merge path walked
  * from its start, O(k) steps.
  */
-static inline size_t kit_merge_co_rank_ref(const unsigned int *keys, size_t n, size_t mid,
-                                           size_t k)
+static inline size_t kit_merge_co_rank_ref(const unsigned int *keys, size_t n, size_t mid, size_t k)
 {
     kit_merge_path_point at = {0, 0};
     kit_merge_path_walk(keys, mid, keys + mid, n - mid, k, &at);

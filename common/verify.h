@@ -28,12 +28,12 @@ extern "C" {
 
 /** What is wrong, if anything. */
 typedef enum {
-    KIT_VERIFY_OK = 0,      /**< sorted, same keys (and values, stability) */
-    KIT_VERIFY_ORDER,       /**< two neighbours out of order */
-    KIT_VERIFY_MULTISET,    /**< a key lost, duplicated or changed */
-    KIT_VERIFY_DETACHED,    /**< a value no longer with its key, or lost or duplicated */
-    KIT_VERIFY_UNSTABLE,    /**< equal keys whose values changed order */
-    KIT_VERIFY_NO_MEMORY,   /**< the verifier itself ran out of host memory */
+    KIT_VERIFY_OK = 0,    /**< sorted, same keys (and values, stability) */
+    KIT_VERIFY_ORDER,     /**< two neighbours out of order */
+    KIT_VERIFY_MULTISET,  /**< a key lost, duplicated or changed */
+    KIT_VERIFY_DETACHED,  /**< a value no longer with its key, or lost or duplicated */
+    KIT_VERIFY_UNSTABLE,  /**< equal keys whose values changed order */
+    KIT_VERIFY_NO_MEMORY, /**< the verifier itself ran out of host memory */
 } kit_verify_status;
 
 /** The verifier's answer. */
@@ -59,8 +59,7 @@ uint64_t kit_multiset_fingerprint(const uint32_t *keys, size_t n, uint64_t secre
 /** A random key for kit_multiset_fingerprint(), from /dev/urandom and the clock. */
 uint64_t kit_fingerprint_secret(void);
 /** Keys that are ordered as unsigned numbers (use keyflip.h to verify other types). */
-kit_verdict kit_verify_u32(const uint32_t *snapshot, const uint32_t *output, size_t n,
-                           int flags);
+kit_verdict kit_verify_u32(const uint32_t *snapshot, const uint32_t *output, size_t n, int flags);
 
 /** Signed keys. */
 kit_verdict kit_verify_i32(const int32_t *snapshot, const int32_t *output, size_t n, int flags);

@@ -40,7 +40,6 @@ Exit status: 0 every check held, 1 one did not, 2 could not run.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,8 +93,10 @@ class Checks:
 
     def check(self, what, ok, detail=""):
         self.rows.append((what, ok))
-        print("%s %s%s" % ("ok  " if ok else "FAIL", what, (": " + detail) if detail and not ok
-                           else ""))
+        print(
+            "%s %s%s"
+            % ("ok  " if ok else "FAIL", what, (": " + detail) if detail and not ok else "")
+        )
         sys.stdout.flush()
         return ok
 
@@ -108,9 +109,13 @@ def lab_parts(lab):
 def make(build, targets, quiet=False):
     """Builds emulation targets with the kit's make (no nvcc on the way). quiet: its errors are
     not printed (the checks that make those targets again say which one failed)."""
-    out = subprocess.run(["make", "--no-print-directory", "BUILD=" + build] + targets,
-                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True)
+    out = subprocess.run(
+        ["make", "--no-print-directory", "BUILD=" + build] + targets,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
     if out.returncode != 0 and not quiet:
         print(out.stdout[-3000:])
     return out.returncode == 0
@@ -124,8 +129,14 @@ def run_emulated(binary, orders, tests=None, env=None):
             command += ["--tests", ",".join(tests)]
         full_env = dict(os.environ)
         full_env.update(env or {})
-        out = subprocess.run(command, cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, universal_newlines=True)
+        out = subprocess.run(
+            command,
+            cwd=ROOT,
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         try:
             results = json.load(open(f.name))
         except ValueError:
@@ -141,18 +152,29 @@ def check_no_toolkit(checks, build):
         for name in files:
             if name.endswith(".d"):
                 with open(os.path.join(folder, name)) as f:
-                    headers.update(word for word in f.read().replace("\\\n", " ").split()
-                                   if word.endswith(".h") or word.endswith(".cuh"))
+                    headers.update(
+                        word
+                        for word in f.read().replace("\\\n", " ").split()
+                        if word.endswith(".h") or word.endswith(".cuh")
+                    )
     own = os.path.join(HERE, "include") + os.sep
-    cuda = sorted({os.path.relpath(h, ROOT) for h in headers
-                   if os.path.realpath(h).startswith(own)})
+    cuda = sorted(
+        {os.path.relpath(h, ROOT) for h in headers if os.path.realpath(h).startswith(own)}
+    )
     # (by the header's real path: a system include folder may hold links to the Toolkit's
     # headers, /usr/local/include/vector_types.h -> /usr/local/cuda-13.0/include/...)
-    foreign = sorted(h for h in headers if "cuda" in os.path.realpath(h).lower() and
-                     not os.path.realpath(h).startswith(ROOT + os.sep))
-    checks.check("no CUDA Toolkit: the objects include no header from outside the kit with "
-                 "'cuda' in its path; their CUDA headers are the emulation's (%s)"
-                 % ", ".join(cuda), not foreign and cuda, " ".join(foreign))
+    foreign = sorted(
+        h
+        for h in headers
+        if "cuda" in os.path.realpath(h).lower()
+        and not os.path.realpath(h).startswith(ROOT + os.sep)
+    )
+    checks.check(
+        "no CUDA Toolkit: the objects include no header from outside the kit with "
+        "'cuda' in its path; their CUDA headers are the emulation's (%s)" % ", ".join(cuda),
+        not foreign and cuda,
+        " ".join(foreign),
+    )
 
 
 DEVICE_ORDERS = ALL_ORDERS.split(",")
@@ -168,8 +190,9 @@ def check_device_tests(checks, build, built, name="device_tests"):
     pass, in each: the detector does not depend on the order."""
     binary = os.path.join(build, "emulate", "tests", name)
     source = os.path.join(HERE, "tests", name + ".cu")
-    if not checks.check("the %s build with the host compiler alone" % name.replace("_", " "),
-                        built):
+    if not checks.check(
+        "the %s build with the host compiler alone" % name.replace("_", " "), built
+    ):
         return
     listed = subprocess.run([binary, "-l"], stdout=subprocess.PIPE, universal_newlines=True)
     markers = {}
@@ -177,8 +200,11 @@ def check_device_tests(checks, build, built, name="device_tests"):
         for number, line in enumerate(f, 1):
             if "/* LINE:" in line:
                 markers[line.split("/* LINE:", 1)[1].split("*/", 1)[0].strip()] = number
-    env = dict(os.environ, KIT_EMU_TIMEOUT="1",
-               ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""))
+    env = dict(
+        os.environ,
+        KIT_EMU_TIMEOUT="1",
+        ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""),
+    )
     for row in listed.stdout.splitlines():
         case, reports, where = row.split("\t")
         env.pop("KIT_EMU_RACECHECK", None)
@@ -190,42 +216,64 @@ def check_device_tests(checks, build, built, name="device_tests"):
         for order in DEVICE_ORDERS:
             env["KIT_EMU_ORDER"] = order
             try:
-                done = subprocess.run([binary, case], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, universal_newlines=True,
-                                      errors="replace", timeout=60)
+                done = subprocess.run(
+                    [binary, case],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    universal_newlines=True,
+                    errors="replace",
+                    timeout=60,
+                )
             except subprocess.TimeoutExpired:
                 problems.append("%s: no answer in 60 s" % order)
                 continue
             said = done.stdout + done.stderr
             if reports == "-" or (where != "all" and order == "forward"):
                 if done.returncode != 0:
-                    problems.append("%s: exit %d, want 0: %s" % (order, done.returncode,
-                                                                said.strip()[-600:]))
+                    problems.append(
+                        "%s: exit %d, want 0: %s" % (order, done.returncode, said.strip()[-600:])
+                    )
                 continue
             if where != "all" and order != where:
                 if done.returncode not in (0, 3):
-                    problems.append("%s: exit %d (a crash?): %s" % (order, done.returncode,
-                                                                    said.strip()[-600:]))
+                    problems.append(
+                        "%s: exit %d (a crash?): %s" % (order, done.returncode, said.strip()[-600:])
+                    )
                 continue
             if done.returncode != (0 if note else 3):
-                problems.append("%s: exit %d, want %d (a %s): %s"
-                                % (order, done.returncode, 0 if note else 3,
-                                   "note" if note else "report", said.strip()[-600:]))
+                problems.append(
+                    "%s: exit %d, want %d (a %s): %s"
+                    % (
+                        order,
+                        done.returncode,
+                        0 if note else 3,
+                        "note" if note else "report",
+                        said.strip()[-600:],
+                    )
+                )
                 continue
             wanted = reports.split("|")
             if case in markers:
                 wanted.append("%s.cu:%d" % (name, markers[case]))
             for text in wanted:
                 if text not in done.stderr:
-                    problems.append("%s: the report does not say '%s': %s"
-                                    % (order, text, done.stderr.strip()[-800:]))
+                    problems.append(
+                        "%s: the report does not say '%s': %s"
+                        % (order, text, done.stderr.strip()[-800:])
+                    )
         if reports == "-":
             about = "results as CUDA defines them in every order and in compare mode"
         else:
-            about = "reported%s: %s" % ("" if where == "all" else " in order " + where +
-                                        " (forward passes)", reports.replace("|", " ... "))
-        checks.check("%s %s: %s" % (name.replace("_tests", " test"), case, about), not problems,
-                     "; ".join(problems))
+            about = "reported%s: %s" % (
+                "" if where == "all" else " in order " + where + " (forward passes)",
+                reports.replace("|", " ... "),
+            )
+        checks.check(
+            "%s %s: %s" % (name.replace("_tests", " test"), case, about),
+            not problems,
+            "; ".join(problems),
+        )
 
 
 CORPUS = os.path.join(HERE, "corpus")
@@ -241,8 +289,11 @@ def corpus_programs():
 def check_corpus(checks, build, built):
     """emulation/corpus/: each program builds unmodified and checks its own answer (exit 0) in
     every thread order and in compare mode, as it does on a GPU (run_on_gpu.sh)."""
-    env = dict(os.environ, KIT_EMU_TIMEOUT="20",
-               ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""))
+    env = dict(
+        os.environ,
+        KIT_EMU_TIMEOUT="20",
+        ASAN_OPTIONS="detect_leaks=0:exitcode=86:" + os.environ.get("ASAN_OPTIONS", ""),
+    )
     for name in corpus_programs():
         binary = os.path.join(build, "emulate", "corpus", name)
         if not checks.check("corpus %s builds unmodified" % name, built.get(name, False)):
@@ -251,17 +302,27 @@ def check_corpus(checks, build, built):
         for order in DEVICE_ORDERS:
             env["KIT_EMU_ORDER"] = order
             try:
-                done = subprocess.run([binary], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, universal_newlines=True,
-                                      errors="replace", timeout=120)
+                done = subprocess.run(
+                    [binary],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    universal_newlines=True,
+                    errors="replace",
+                    timeout=120,
+                )
             except subprocess.TimeoutExpired:
                 problems.append("%s: no answer in 120 s" % order)
                 continue
             if done.returncode != 0:
-                problems.append("%s: exit %d: %s" % (order, done.returncode,
-                                                     done.stdout.strip()[-800:]))
-        checks.check("corpus %s: its own check passes in every order and in compare mode"
-                     % name, not problems, "; ".join(problems))
+                problems.append(
+                    "%s: exit %d: %s" % (order, done.returncode, done.stdout.strip()[-800:])
+                )
+        checks.check(
+            "corpus %s: its own check passes in every order and in compare mode" % name,
+            not problems,
+            "; ".join(problems),
+        )
 
 
 def check_coverage(checks, build, built):
@@ -271,31 +332,57 @@ def check_coverage(checks, build, built):
     and the handouts' "What your code may call" name only what the list has."""
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:" + os.environ.get("ASAN_OPTIONS", ""))
     folder = os.path.join(build, "emulate", "coverage")
-    if checks.check("the list's runtime calls: the probe links with the emulation's runtime",
-                    built.get("runtime_probe", False)):
-        done = subprocess.run([os.path.join(folder, "runtime_probe")], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True)
-        checks.check("the list's runtime calls: each is defined (%s)" % done.stdout.strip(),
-                     done.returncode == 0, done.stdout[-600:])
-    if checks.check("the list's device calls: the probe builds unmodified",
-                    built.get("device_probe", False)):
+    if checks.check(
+        "the list's runtime calls: the probe links with the emulation's runtime",
+        built.get("runtime_probe", False),
+    ):
+        done = subprocess.run(
+            [os.path.join(folder, "runtime_probe")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
+        checks.check(
+            "the list's runtime calls: each is defined (%s)" % done.stdout.strip(),
+            done.returncode == 0,
+            done.stdout[-600:],
+        )
+    if checks.check(
+        "the list's device calls: the probe builds unmodified", built.get("device_probe", False)
+    ):
         problems = []
         for order in DEVICE_ORDERS:
             env["KIT_EMU_ORDER"] = order
-            done = subprocess.run([os.path.join(folder, "device_probe")], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  universal_newlines=True, errors="replace", timeout=120)
+            done = subprocess.run(
+                [os.path.join(folder, "device_probe")],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                universal_newlines=True,
+                errors="replace",
+                timeout=120,
+            )
             if done.returncode != 0:
-                problems.append("%s: exit %d: %s" % (order, done.returncode,
-                                                     done.stdout.strip()[-800:]))
-        checks.check("the list's device calls: the probe runs in every order and in compare mode",
-                     not problems, "; ".join(problems))
-    handouts = subprocess.run([sys.executable, os.path.join(HERE, "coverage.py"), "--handouts",
-                               ROOT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True)
-    checks.check("the handouts' \"What your code may call\" name only calls the list has",
-                 handouts.returncode == 0, handouts.stdout)
+                problems.append(
+                    "%s: exit %d: %s" % (order, done.returncode, done.stdout.strip()[-800:])
+                )
+        checks.check(
+            "the list's device calls: the probe runs in every order and in compare mode",
+            not problems,
+            "; ".join(problems),
+        )
+    handouts = subprocess.run(
+        [sys.executable, os.path.join(HERE, "coverage.py"), "--handouts", ROOT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+    )
+    checks.check(
+        'the handouts\' "What your code may call" name only calls the list has',
+        handouts.returncode == 0,
+        handouts.stdout,
+    )
 
 
 def check_solution(checks, build, lab):
@@ -303,9 +390,12 @@ def check_solution(checks, build, lab):
     binary = os.path.join(build, "emulate", "solution", test)
     results, output, status = run_emulated(binary, ALL_ORDERS)
     ran = results["results"]
-    checks.check("%s solution: every [emulate] test passes in every order and in compare mode "
-                 "(%d tests, %.1f s)" % (lab, len(ran), results["seconds"]),
-                 status == 0 and ran and all(r["passed"] for r in ran), "\n" + output)
+    checks.check(
+        "%s solution: every [emulate] test passes in every order and in compare mode "
+        "(%d tests, %.1f s)" % (lab, len(ran), results["seconds"]),
+        status == 0 and ran and all(r["passed"] for r in ran),
+        "\n" + output,
+    )
     return results
 
 
@@ -315,11 +405,16 @@ def check_skeleton(checks, build, lab):
     results, output, status = run_emulated(binary, DEFAULT_ORDERS)
     ran = results["results"]
     clean = all(o["status"] == "fail" for r in ran for o in r["orders"].values())
-    told = all(any("not written yet" in line for o in r["orders"].values() for line in o["why"])
-               for r in ran)
-    checks.check("%s skeleton: every [emulate] test fails in every order, cleanly (no crash, no "
-                 "hang), saying the TODO is not written yet; exit 1" % lab,
-                 status == 1 and ran and clean and told, "\n" + output)
+    told = all(
+        any("not written yet" in line for o in r["orders"].values() for line in o["why"])
+        for r in ran
+    )
+    checks.check(
+        "%s skeleton: every [emulate] test fails in every order, cleanly (no crash, no "
+        "hang), saying the TODO is not written yet; exit 1" % lab,
+        status == 1 and ran and clean and told,
+        "\n" + output,
+    )
 
 
 def lab_files(lab):
@@ -327,8 +422,10 @@ def lab_files(lab):
     the lab has one (labs.mk's lab_bonus)."""
     name, _ = lab_parts(lab)
     files = [name + ".cu"]
-    if any(os.path.exists(os.path.join(ROOT, top, lab, name + "_bonus.cu"))
-           for top in ("labs", "solutions")):
+    if any(
+        os.path.exists(os.path.join(ROOT, top, lab, name + "_bonus.cu"))
+        for top in ("labs", "solutions")
+    ):
         files.append(name + "_bonus.cu")
     return files
 
@@ -338,8 +435,11 @@ def fixture_source(fixture, spec, lab, orig):
     (spec "file", else the lab's main file) with the grader's fixture_patch.py, from the
     solution's; the lab's other file as the solution's. Returns the changed file's path, or
     None when it could not be written."""
-    folder = (os.path.join(GRADER_FIXTURES, spec["grader"]) if "grader" in spec else
-              os.path.join(FIXTURES, fixture))
+    folder = (
+        os.path.join(GRADER_FIXTURES, spec["grader"])
+        if "grader" in spec
+        else os.path.join(FIXTURES, fixture)
+    )
     files = lab_files(lab)
     changed = spec.get("file", files[0])
     os.makedirs(orig, exist_ok=True)
@@ -353,10 +453,12 @@ def fixture_source(fixture, spec, lab, orig):
                 with open(out, "w") as f:
                     f.write(text)
             continue
-        done = subprocess.run([sys.executable, FIXTURE_PATCH, folder, "-o", out,
-                               "--solution", solution],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True)
+        done = subprocess.run(
+            [sys.executable, FIXTURE_PATCH, folder, "-o", out, "--solution", solution],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         if done.returncode != 0:
             print(done.stdout)
             return None
@@ -377,9 +479,11 @@ def check_fixture(checks, build, lab, fixture, spec, source):
     if spec.get("all_pass"):
         results, output, status = run_emulated(binary, orders, env=spec.get("env"))
         ran = results["results"]
-        return checks.check("%s %s: %s" % (lab, fixture, spec["about"]),
-                            status == 0 and ran and all(r["passed"] for r in ran),
-                            "\n" + output)
+        return checks.check(
+            "%s %s: %s" % (lab, fixture, spec["about"]),
+            status == 0 and ran and all(r["passed"] for r in ran),
+            "\n" + output,
+        )
     tests = sorted(spec["tests"])
     results, output, status = run_emulated(binary, orders, tests, spec.get("env"))
     problems = []
@@ -396,8 +500,9 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             if isinstance(allowed, str):
                 allowed = [allowed]
             if allowed is not None and o["status"] not in allowed:
-                problems.append("%s in order %s: %s, not %s" % (t, order, o["status"],
-                                                                 "/".join(allowed)))
+                problems.append(
+                    "%s in order %s: %s, not %s" % (t, order, o["status"], "/".join(allowed))
+                )
         for order in want.get("order_status", {}):
             if order not in r["orders"]:
                 problems.append("%s did not run in order %s" % (t, order))
@@ -412,10 +517,14 @@ def check_fixture(checks, build, lab, fixture, spec, source):
             lines = r["orders"].get(order, {}).get("why", [])
             for text in texts:
                 if not any(text in line for line in lines):
-                    problems.append("%s in order %s: the report does not say '%s'"
-                                    % (t, order, text))
-    return checks.check("%s %s: %s" % (lab, fixture, spec["about"]), not problems,
-                        "; ".join(problems) + "\n" + output)
+                    problems.append(
+                        "%s in order %s: the report does not say '%s'" % (t, order, text)
+                    )
+    return checks.check(
+        "%s %s: %s" % (lab, fixture, spec["about"]),
+        not problems,
+        "; ".join(problems) + "\n" + output,
+    )
 
 
 def plan_lab(checks, build, lab, sanitize, have_fixtures):
@@ -444,8 +553,11 @@ def check_lab(checks, build, plan, built, have_fixtures):
     """A lab's checks: it built (@p built), no CUDA Toolkit, the solution, the skeleton, each
     planted fault; then the time of the solution's suite in every order."""
     lab, fixtures, _ = plan
-    if not checks.check("%s: the solution, the skeleton and %d planted faults build with the "
-                        "host compiler alone" % (lab, len(fixtures)), built):
+    if not checks.check(
+        "%s: the solution, the skeleton and %d planted faults build with the "
+        "host compiler alone" % (lab, len(fixtures)),
+        built,
+    ):
         return
     check_no_toolkit(checks, build)
     solution = check_solution(checks, build, lab)
@@ -463,8 +575,10 @@ def check_lab(checks, build, plan, built, have_fixtures):
         times = [r["orders"][o]["seconds"] for o in orders]
         totals = [a + b for a, b in zip(totals, times)]
         print("  %-44s %s" % (r["test"], " ".join("%9.1f" % t for t in times)))
-    print("  %-44s %s   (all orders: %.1f s)" % ("total", " ".join("%9.1f" % t for t in totals),
-                                                sum(totals)))
+    print(
+        "  %-44s %s   (all orders: %.1f s)"
+        % ("total", " ".join("%9.1f" % t for t in totals), sum(totals))
+    )
 
 
 GRADER = os.path.join(ROOT, "grading", "grade")
@@ -570,23 +684,45 @@ def check_grader_without_gpu(checks, build):
     with open(os.path.join(ROOT, "solutions", "01-oddeven", "oddeven.cu")) as f:
         solution = f.read()
     refused = "emulation: not run: oddeven.cu breaks the lab's rules"
-    cases = [("solutions", None, "solution", "emulated: 1/1 passed"),
-             ("labs", None, "skeleton", "emulated: 0/1 passed"),
-             # code that only the emulation compiles: every test process exits 0 at once
-             # (after writing a forged results file where the old grader read one; with the
-             # calls the lab allows only); a CUnit function of its own; a machine's file
-             (None, PLANTED_LEGIT, "solution with printf, constant memory, a tile's shuffle, "
-              "device math, occupancy and new besides", "emulated: 1/1 passed"),
-             (None, PLANTED_ALLOWED_EXIT, "solution with a planted exit(0)",
-              "emulation: the emulated test program listed no tests"),
-             (None, PLANTED_EXIT, "solution with a planted exit(0) and a forged results file",
-              refused + ":\n  - oddeven.cu calls _exit(), fclose(), fopen(), getenv()"),
-             (None, PLANTED_CUNIT, "solution defining CUnit's assertion where only the "
-              "emulation compiles it", refused + ":\n  - defines CU_assertImplementation, "
-              "which the kit's own code uses"),
-             (None, PLANTED_INCLUDE, "solution including /etc/hostname through a macro where "
-              "only the emulation compiles it", "emulation: the emulation's rewrite of "
-              "oddeven.cu failed")]
+    cases = [
+        ("solutions", None, "solution", "emulated: 1/1 passed"),
+        ("labs", None, "skeleton", "emulated: 0/1 passed"),
+        # code that only the emulation compiles: every test process exits 0 at once
+        # (after writing a forged results file where the old grader read one; with the
+        # calls the lab allows only); a CUnit function of its own; a machine's file
+        (
+            None,
+            PLANTED_LEGIT,
+            "solution with printf, constant memory, a tile's shuffle, "
+            "device math, occupancy and new besides",
+            "emulated: 1/1 passed",
+        ),
+        (
+            None,
+            PLANTED_ALLOWED_EXIT,
+            "solution with a planted exit(0)",
+            "emulation: the emulated test program listed no tests",
+        ),
+        (
+            None,
+            PLANTED_EXIT,
+            "solution with a planted exit(0) and a forged results file",
+            refused + ":\n  - oddeven.cu calls _exit(), fclose(), fopen(), getenv()",
+        ),
+        (
+            None,
+            PLANTED_CUNIT,
+            "solution defining CUnit's assertion where only the " "emulation compiles it",
+            refused + ":\n  - defines CU_assertImplementation, " "which the kit's own code uses",
+        ),
+        (
+            None,
+            PLANTED_INCLUDE,
+            "solution including /etc/hostname through a macro where "
+            "only the emulation compiles it",
+            "emulation: the emulation's rewrite of " "oddeven.cu failed",
+        ),
+    ]
     for folder, planted, what, want in cases:
         with tempfile.TemporaryDirectory() as tree, tempfile.TemporaryDirectory() as out:
             if planted:
@@ -595,17 +731,37 @@ def check_grader_without_gpu(checks, build):
                 with open(os.path.join(folder, "oddeven.cu"), "w") as f:
                     f.write(solution + planted)
                 os.chmod(tree, 0o755)
-            proc = subprocess.run([sys.executable, GRADER, "-q", "--build", build, "--lab",
-                                   "01", "--out", out, folder], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  universal_newlines=True)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    GRADER,
+                    "-q",
+                    "--build",
+                    build,
+                    "--lab",
+                    "01",
+                    "--out",
+                    out,
+                    folder,
+                ],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                universal_newlines=True,
+            )
         rows = [line for line in proc.stdout.splitlines() if line.strip().startswith("1.")]
-        shown = want in proc.stdout if want.startswith("emulation: ") else (
-            len(rows) == 4 and all(want in r for r in rows))
-        checks.check("the grader without a GPU: Lab 01's %s, each TODO's emulated tests in "
-                     "its table or the emulation's refusal (%s), exit 3"
-                     % (what, want.split("\n")[-1].strip()),
-                     proc.returncode == 3 and shown, proc.stdout[-2000:])
+        shown = (
+            want in proc.stdout
+            if want.startswith("emulation: ")
+            else (len(rows) == 4 and all(want in r for r in rows))
+        )
+        checks.check(
+            "the grader without a GPU: Lab 01's %s, each TODO's emulated tests in "
+            "its table or the emulation's refusal (%s), exit 3"
+            % (what, want.split("\n")[-1].strip()),
+            proc.returncode == 3 and shown,
+            proc.stdout[-2000:],
+        )
 
 
 FRESH_PROGRAM = """
@@ -639,19 +795,34 @@ def check_freshness(checks, build):
         binary = os.path.join(tmp, "fresh")
         with open(source, "w") as f:
             f.write(FRESH_PROGRAM)
-        built = subprocess.run(
-            [sys.executable, os.path.join(HERE, "cu2cpp.py"), "-o", rewritten, source],
-            cwd=ROOT).returncode == 0 and subprocess.run(
-            settings.get("EMU_CXX", "g++").split() + settings["EMU_CUFLAGS"].split() +
-            ["-o", binary, rewritten, "-x", "none"] + settings["EMU_RUNTIME_OBJ"].split() +
-            settings.get("EMU_LIBS", "").split(), cwd=ROOT).returncode == 0
+        built = (
+            subprocess.run(
+                [sys.executable, os.path.join(HERE, "cu2cpp.py"), "-o", rewritten, source], cwd=ROOT
+            ).returncode
+            == 0
+            and subprocess.run(
+                settings.get("EMU_CXX", "g++").split()
+                + settings["EMU_CUFLAGS"].split()
+                + ["-o", binary, rewritten, "-x", "none"]
+                + settings["EMU_RUNTIME_OBJ"].split()
+                + settings.get("EMU_LIBS", "").split(),
+                cwd=ROOT,
+            ).returncode
+            == 0
+        )
         if not checks.check("a program whose .cu changed after it was built: it builds", built):
             return
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
 
         def run():
-            return subprocess.run([binary], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, universal_newlines=True)
+            return subprocess.run(
+                [binary],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                universal_newlines=True,
+            )
+
         first = run()
         built_at = os.stat(binary).st_mtime
         time.sleep(0.3)
@@ -661,23 +832,28 @@ def check_freshness(checks, build):
         future = built_at + 3600
         os.utime(source, (future, future))
         ahead = run()
-        checks.check("a program whose .cu changed after it was built stops and says to run "
-                     "make emulate again; with its .cu dated in the future it runs",
-                     first.returncode == 0 and stale.returncode == 2 and
-                     "changed after this program was built" in stale.stderr and
-                     ahead.returncode == 0,
-                     "first %d, stale %d (%s), future %d" % (first.returncode, stale.returncode,
-                                                             stale.stderr.strip()[-300:],
-                                                             ahead.returncode))
+        checks.check(
+            "a program whose .cu changed after it was built stops and says to run "
+            "make emulate again; with its .cu dated in the future it runs",
+            first.returncode == 0
+            and stale.returncode == 2
+            and "changed after this program was built" in stale.stderr
+            and ahead.returncode == 0,
+            "first %d, stale %d (%s), future %d"
+            % (first.returncode, stale.returncode, stale.stderr.strip()[-300:], ahead.returncode),
+        )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labs", nargs="+")
     parser.add_argument("--build", default="build")
-    parser.add_argument("--sanitize", default=None,
-                        help="what the emulation is built with (EMU_SANITIZE): 'address' or "
-                             "empty; default: what BUILD/emulate/config.mk says")
+    parser.add_argument(
+        "--sanitize",
+        default=None,
+        help="what the emulation is built with (EMU_SANITIZE): 'address' or "
+        "empty; default: what BUILD/emulate/config.mk says",
+    )
     args = parser.parse_args()
     build = args.build
     if args.sanitize is None:
@@ -697,13 +873,20 @@ def main():
     # One make builds everything (makes side by side would race on the objects they share).
     device_tests = os.path.join(build, "emulate", "tests", "device_tests")
     race_tests = os.path.join(build, "emulate", "tests", "race_tests")
-    probes = {name: os.path.join(build, "emulate", "coverage", name)
-              for name in ("runtime_probe", "device_probe")}
+    probes = {
+        name: os.path.join(build, "emulate", "coverage", name)
+        for name in ("runtime_probe", "device_probe")
+    }
     grader_env = os.path.join(build, "emulate", "grader.env")  # the grader's, without a GPU
     corpus = {name: os.path.join(build, "emulate", "corpus", name) for name in corpus_programs()}
-    if make(build, ["-j%d" % jobs, device_tests, race_tests, grader_env] + list(corpus.values()) +
-            list(probes.values()) +
-            [t for plan in plans for t in plan[2]], quiet=True):
+    if make(
+        build,
+        ["-j%d" % jobs, device_tests, race_tests, grader_env]
+        + list(corpus.values())
+        + list(probes.values())
+        + [t for plan in plans for t in plan[2]],
+        quiet=True,
+    ):
         built = {plan[0]: True for plan in plans}
         built["device tests"] = built["race tests"] = True
         built_corpus = {name: True for name in corpus}
@@ -724,12 +907,16 @@ def main():
         return output.release()
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        done = [pool.submit(checked, check_lab, checks, build, plan, built[plan[0]],
-                            have_fixtures) for plan in plans]
-        done.append(pool.submit(checked, check_device_tests, checks, build,
-                                built["device tests"]))
-        done.append(pool.submit(checked, check_device_tests, checks, build,
-                                built["race tests"], "race_tests"))
+        done = [
+            pool.submit(checked, check_lab, checks, build, plan, built[plan[0]], have_fixtures)
+            for plan in plans
+        ]
+        done.append(pool.submit(checked, check_device_tests, checks, build, built["device tests"]))
+        done.append(
+            pool.submit(
+                checked, check_device_tests, checks, build, built["race tests"], "race_tests"
+            )
+        )
         done.append(pool.submit(checked, check_corpus, checks, build, built_corpus))
         done.append(pool.submit(checked, check_coverage, checks, build, built_probes))
         if "01-oddeven" in args.labs:
@@ -741,10 +928,14 @@ def main():
     sys.stdout = output.real
 
     if make(build, [os.path.join(build, "emulate", "bench", "emu_bench")]):
-        bench = subprocess.run([os.path.join(build, "emulate", "bench", "emu_bench")], cwd=ROOT,
-                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               universal_newlines=True)
+        bench = subprocess.run(
+            [os.path.join(build, "emulate", "bench", "emu_bench")],
+            cwd=ROOT,
+            env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+        )
         print("\n" + bench.stdout.rstrip())
         checks.check("the benchmark runs", bench.returncode == 0)
 

@@ -32,118 +32,126 @@ from kitgrader import allowlist  # noqa: E402
 # Runtime calls that CUDA declares in C++ only (templates of cuda_runtime.h), with how the device
 # probe's host code calls them: the C probe cannot name them.
 CPP_ONLY = {
-    "cudaOccupancyMaxPotentialBlockSize":
-        "{ int grid = 0, block = 0; if (err == cudaSuccess) { err = "
-        "cudaOccupancyMaxPotentialBlockSize(&grid, &block, probe, 0, 0); } }",
+    "cudaOccupancyMaxPotentialBlockSize": "{ int grid = 0, block = 0; if (err == cudaSuccess) { err = "
+    "cudaOccupancyMaxPotentialBlockSize(&grid, &block, probe, 0, 0); } }",
 }
 
 
 def runtime_probe():
     names = sorted(n for n in allowlist.CUDA_RUNTIME.names if n not in CPP_ONLY)
-    lines = ["/* Written by emulation/coverage.py from grading/kitgrader/allowlist.py: every CUDA "
-             "runtime call a lab",
-             " * may make. It links against the emulation's runtime only if each is defined "
-             "there. */",
-             "#include <cuda_runtime_api.h>",
-             "#include <stdio.h>",
-             "",
-             "typedef void (*any_call)(void);",
-             "static const any_call calls[] = {"]
+    lines = [
+        "/* Written by emulation/coverage.py from grading/kitgrader/allowlist.py: every CUDA "
+        "runtime call a lab",
+        " * may make. It links against the emulation's runtime only if each is defined "
+        "there. */",
+        "#include <cuda_runtime_api.h>",
+        "#include <stdio.h>",
+        "",
+        "typedef void (*any_call)(void);",
+        "static const any_call calls[] = {",
+    ]
     lines += ["    (any_call)%s," % name for name in names]
-    lines += ["};",
-              "",
-              "int main(void)",
-              "{",
-              "    size_t defined = 0;",
-              "    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {",
-              "        defined += calls[i] != NULL;",
-              "    }",
-              '    printf("%zu of %zu runtime calls defined\\n", defined, sizeof calls / '
-              'sizeof calls[0]);',
-              "    return defined == sizeof calls / sizeof calls[0] ? 0 : 1;",
-              "}"]
+    lines += [
+        "};",
+        "",
+        "int main(void)",
+        "{",
+        "    size_t defined = 0;",
+        "    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {",
+        "        defined += calls[i] != NULL;",
+        "    }",
+        '    printf("%zu of %zu runtime calls defined\\n", defined, sizeof calls / '
+        "sizeof calls[0]);",
+        "    return defined == sizeof calls / sizeof calls[0] ? 0 : 1;",
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def device_probe():
-    lines = ["/* Written by emulation/coverage.py from grading/kitgrader/allowlist.py: a kernel "
-             "that runs every",
-             " * statement of the device calls a lab may make (DEVICE_GROUPS). It checks no "
-             "result: it must",
-             " * build and run, in the emulation and on a GPU. Exit 0 when the launch "
-             "succeeded. */",
-             "#include <assert.h>",
-             "#include <math.h>",
-             "#include <stdio.h>",
-             "#include <stdlib.h>",
-             "#include <string.h>",
-             "",
-             "#include <cooperative_groups.h>",
-             "#include <cooperative_groups/reduce.h>",
-             "#include <cooperative_groups/scan.h>",
-             "namespace cg = cooperative_groups;",
-             "",
-             "#define FULL 0xFFFFFFFFu",
-             "",
-             "__global__ void probe_child(unsigned *p)",
-             "{",
-             "    p[0] += 1u;",
-             "}",
-             "",
-             "__global__ void probe(unsigned *words, unsigned *shared, float *fp, "
-             "unsigned long long *sums)",
-             "{",
-             "    unsigned v = threadIdx.x + 1u;",
-             "    int i = (int)v;",
-             "    float x = (float)v;",
-             "    double d = (double)v;",
-             "    long long ll = (long long)v << 20;",
-             "    unsigned long long ull = (unsigned long long)v << 33;",
-             "    unsigned *p = words + 4 * threadIdx.x;",
-             "    unsigned long long acc = 0;"]
+    lines = [
+        "/* Written by emulation/coverage.py from grading/kitgrader/allowlist.py: a kernel "
+        "that runs every",
+        " * statement of the device calls a lab may make (DEVICE_GROUPS). It checks no "
+        "result: it must",
+        " * build and run, in the emulation and on a GPU. Exit 0 when the launch " "succeeded. */",
+        "#include <assert.h>",
+        "#include <math.h>",
+        "#include <stdio.h>",
+        "#include <stdlib.h>",
+        "#include <string.h>",
+        "",
+        "#include <cooperative_groups.h>",
+        "#include <cooperative_groups/reduce.h>",
+        "#include <cooperative_groups/scan.h>",
+        "namespace cg = cooperative_groups;",
+        "",
+        "#define FULL 0xFFFFFFFFu",
+        "",
+        "__global__ void probe_child(unsigned *p)",
+        "{",
+        "    p[0] += 1u;",
+        "}",
+        "",
+        "__global__ void probe(unsigned *words, unsigned *shared, float *fp, "
+        "unsigned long long *sums)",
+        "{",
+        "    unsigned v = threadIdx.x + 1u;",
+        "    int i = (int)v;",
+        "    float x = (float)v;",
+        "    double d = (double)v;",
+        "    long long ll = (long long)v << 20;",
+        "    unsigned long long ull = (unsigned long long)v << 33;",
+        "    unsigned *p = words + 4 * threadIdx.x;",
+        "    unsigned long long acc = 0;",
+    ]
     for group in allowlist.DEVICE_GROUPS:
         lines.append("    /* %s */" % group.title)
         for name, statement in group.calls:
             lines.append("    %s /* %s */" % (statement, name))
-    lines += ["    sums[threadIdx.x] = acc;",
-              "}",
-              "",
-              "int main(void)",
-              "{",
-              "    unsigned *words, *shared;",
-              "    float *fp;",
-              "    unsigned long long *sums;",
-              "    cudaError_t err = cudaMalloc((void **)&words, 4 * 32 * sizeof *words);",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMalloc((void **)&shared, 8 * sizeof *shared);",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMalloc((void **)&fp, sizeof *fp);",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMalloc((void **)&sums, 32 * sizeof *sums);",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMemset(words, 0, 4 * 32 * sizeof *words);",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMemset(shared, 0, 8 * sizeof *shared);",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaMemset(fp, 0, sizeof *fp);",
-              "    }",
-              "    /* the runtime calls of the list that C cannot name */"]
+    lines += [
+        "    sums[threadIdx.x] = acc;",
+        "}",
+        "",
+        "int main(void)",
+        "{",
+        "    unsigned *words, *shared;",
+        "    float *fp;",
+        "    unsigned long long *sums;",
+        "    cudaError_t err = cudaMalloc((void **)&words, 4 * 32 * sizeof *words);",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMalloc((void **)&shared, 8 * sizeof *shared);",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMalloc((void **)&fp, sizeof *fp);",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMalloc((void **)&sums, 32 * sizeof *sums);",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMemset(words, 0, 4 * 32 * sizeof *words);",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMemset(shared, 0, 8 * sizeof *shared);",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaMemset(fp, 0, sizeof *fp);",
+        "    }",
+        "    /* the runtime calls of the list that C cannot name */",
+    ]
     lines += ["    %s" % statement for statement in CPP_ONLY.values()]
-    lines += ["    if (err == cudaSuccess) {",
-              "        probe<<<1, 32>>>(words, shared, fp, sums);",
-              "        err = cudaGetLastError();",
-              "    }",
-              "    if (err == cudaSuccess) {",
-              "        err = cudaDeviceSynchronize();",
-              "    }",
-              '    printf("device probe: %s\\n", cudaGetErrorString(err));',
-              "    return err == cudaSuccess ? 0 : 1;",
-              "}"]
+    lines += [
+        "    if (err == cudaSuccess) {",
+        "        probe<<<1, 32>>>(words, shared, fp, sums);",
+        "        err = cudaGetLastError();",
+        "    }",
+        "    if (err == cudaSuccess) {",
+        "        err = cudaDeviceSynchronize();",
+        "    }",
+        '    printf("device probe: %s\\n", cudaGetErrorString(err));',
+        "    return err == cudaSuccess ? 0 : 1;",
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -194,8 +202,9 @@ def main():
     if args.handouts:
         problems = handout_problems(args.handouts)
         for handout, name in problems:
-            print("%s: names %s, which grading/kitgrader/allowlist.py does not list"
-                  % (handout, name))
+            print(
+                "%s: names %s, which grading/kitgrader/allowlist.py does not list" % (handout, name)
+            )
         return 1 if problems else 0
     return 0
 

@@ -56,15 +56,21 @@ def load_cindex():
         try:
             import clang.cindex as ci
         except ImportError:
-            return None, "no Python bindings of libclang (Debian/Ubuntu: apt-get install python3-clang-15; elsewhere: pip install libclang)"
+            return (
+                None,
+                "no Python bindings of libclang (Debian/Ubuntu: apt-get install python3-clang-15; elsewhere: pip install libclang)",
+            )
     try:
         ci.conf.lib
         return ci, None
     except ci.LibclangError:
         pass
-    candidates = sorted(glob.glob("/usr/lib/llvm-*/lib/libclang.so*") +
-                        glob.glob("/usr/lib/*/libclang-*.so*") +
-                        glob.glob("/usr/lib*/libclang.so*"), reverse=True)
+    candidates = sorted(
+        glob.glob("/usr/lib/llvm-*/lib/libclang.so*")
+        + glob.glob("/usr/lib/*/libclang-*.so*")
+        + glob.glob("/usr/lib*/libclang.so*"),
+        reverse=True,
+    )
     for path in candidates:
         try:
             ci.Config.set_library_file(path)
@@ -80,17 +86,26 @@ def resource_headers(ci):
     it has none of its own: PyPI's libclang wheel comes without clang's resource folder. Then
     the folder of a clang here (clang -print-resource-dir), else of gcc (-print-file-name),
     searched after every other (-idirafter): [] when libclang finds them itself."""
-    probe = ci.Index.create().parse("kit_emu_probe.cpp", args=["-x", "c++"],
-                                    unsaved_files=[("kit_emu_probe.cpp", "#include <stddef.h>\n")])
+    probe = ci.Index.create().parse(
+        "kit_emu_probe.cpp",
+        args=["-x", "c++"],
+        unsaved_files=[("kit_emu_probe.cpp", "#include <stddef.h>\n")],
+    )
     if not any("stddef.h" in d.spelling for d in probe.diagnostics):
         return []
-    for compiler, flag, under in (("clang", "-print-resource-dir", "include"),
-                                  (os.environ.get("CC", "gcc"), "-print-file-name=include", ""),
-                                  ("gcc", "-print-file-name=include", "")):
+    for compiler, flag, under in (
+        ("clang", "-print-resource-dir", "include"),
+        (os.environ.get("CC", "gcc"), "-print-file-name=include", ""),
+        ("gcc", "-print-file-name=include", ""),
+    ):
         try:
-            said = subprocess.run([compiler, flag], stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, universal_newlines=True,
-                                  timeout=30).stdout.strip()
+            said = subprocess.run(
+                [compiler, flag],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                universal_newlines=True,
+                timeout=30,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             continue
         folder = os.path.join(said, under) if under else said
@@ -116,8 +131,10 @@ class FileTokens:
             with open(path, "rb") as f:
                 self.data = f.read()
         extent = tu.get_extent(path, (0, len(self.data)))
-        self.tokens = [(t.extent.start.offset, t.extent.end.offset, t.spelling)
-                       for t in tu.get_tokens(extent=extent)]
+        self.tokens = [
+            (t.extent.start.offset, t.extent.end.offset, t.spelling)
+            for t in tu.get_tokens(extent=extent)
+        ]
         self.starts = {t[0]: i for i, t in enumerate(self.tokens)}
         self.ends = {t[1]: i for i, t in enumerate(self.tokens)}
 
@@ -171,15 +188,18 @@ class Rewriter:
     @staticmethod
     def line_of(location):
         """The line of the student's file (the text parsed may have lines of ours)."""
-        lines = Rewriter.line_maps.get(os.path.realpath(location.file.name)) \
-            if location.file else None
+        lines = (
+            Rewriter.line_maps.get(os.path.realpath(location.file.name)) if location.file else None
+        )
         return lines[location.line - 1] if lines else location.line
 
     @staticmethod
     def where(cursor):
         loc = cursor.location
-        return "%s:%d" % (os.path.relpath(loc.file.name) if loc.file else "?",
-                          Rewriter.line_of(loc))
+        return "%s:%d" % (
+            os.path.relpath(loc.file.name) if loc.file else "?",
+            Rewriter.line_of(loc),
+        )
 
     def overloads(self, cursor, kinds):
         """{qualified name: how many kernels of different parameter types have it} of the
@@ -193,9 +213,11 @@ class Rewriter:
                 for name, types in self.overloads(child, kinds).items():
                     found.setdefault(name, set()).update(types)
             elif child.kind == kinds.FUNCTION_DECL and any(
-                    c.kind == kinds.CUDAGLOBAL_ATTR for c in child.get_children()):
+                c.kind == kinds.CUDAGLOBAL_ATTR for c in child.get_children()
+            ):
                 found.setdefault(self.qualified(child, kinds), set()).add(
-                    child.type.get_canonical().spelling)
+                    child.type.get_canonical().spelling
+                )
         return found
 
     def pointer_type(self, kernel):
@@ -221,34 +243,58 @@ class Rewriter:
         kind = cursor.kind
         if kind == kinds.CALL_EXPR:
             children = list(cursor.get_children())
-            if (len(children) >= 2 and children[1].kind == kinds.CALL_EXPR and
-                    children[1].spelling in CONFIG_CALLS):
+            if (
+                len(children) >= 2
+                and children[1].kind == kinds.CALL_EXPR
+                and children[1].spelling in CONFIG_CALLS
+            ):
                 self.launch(cursor, children[0], children[1], children[2:])
         elif kind == kinds.DECL_STMT:
-            shared = [c for c in cursor.get_children()
-                      if c.kind == kinds.VAR_DECL and self.is_shared(c, kinds)]
+            shared = [
+                c
+                for c in cursor.get_children()
+                if c.kind == kinds.VAR_DECL and self.is_shared(c, kinds)
+            ]
             if shared:
                 self.shared(cursor, shared)
-        elif (kind == kinds.VAR_DECL and self.is_shared(cursor, kinds) and
-              cursor.lexical_parent is not None and
-              cursor.lexical_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE)):
-            raise RewriteError("%s: the emulation has no __shared__ variable outside a function "
-                               "('%s'): declare it inside the kernel, or run this on a GPU"
-                               % (self.where(cursor), cursor.spelling))
-        elif (kind == kinds.VAR_DECL and cursor.is_definition() and
-              cursor.semantic_parent is not None and
-              cursor.semantic_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE) and
-              any(c.kind in (kinds.CUDADEVICE_ATTR, kinds.CUDACONSTANT_ATTR)
-                  for c in cursor.get_children())):
+        elif (
+            kind == kinds.VAR_DECL
+            and self.is_shared(cursor, kinds)
+            and cursor.lexical_parent is not None
+            and cursor.lexical_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE)
+        ):
+            raise RewriteError(
+                "%s: the emulation has no __shared__ variable outside a function "
+                "('%s'): declare it inside the kernel, or run this on a GPU"
+                % (self.where(cursor), cursor.spelling)
+            )
+        elif (
+            kind == kinds.VAR_DECL
+            and cursor.is_definition()
+            and cursor.semantic_parent is not None
+            and cursor.semantic_parent.kind in (kinds.TRANSLATION_UNIT, kinds.NAMESPACE)
+            and any(
+                c.kind in (kinds.CUDADEVICE_ATTR, kinds.CUDACONSTANT_ATTR)
+                for c in cursor.get_children()
+            )
+        ):
             self.symbols.append((self.qualified(cursor, kinds), cursor.spelling))
-        elif kind == kinds.FUNCTION_DECL and cursor.is_definition() and any(
-                c.kind == kinds.CUDAGLOBAL_ATTR for c in cursor.get_children()):
+        elif (
+            kind == kinds.FUNCTION_DECL
+            and cursor.is_definition()
+            and any(c.kind == kinds.CUDAGLOBAL_ATTR for c in cursor.get_children())
+        ):
             qualified = self.qualified(cursor, kinds)
             if self.is_overloaded(cursor):  # one of several: named by its type
                 qualified = "static_cast<%s>(%s)" % (self.pointer_type(cursor), qualified)
-            self.kernels.append((qualified, cursor.spelling,
-                                 os.path.relpath(cursor.location.file.name),
-                                 self.line_of(cursor.location)))
+            self.kernels.append(
+                (
+                    qualified,
+                    cursor.spelling,
+                    os.path.relpath(cursor.location.file.name),
+                    self.line_of(cursor.location),
+                )
+            )
         for child in cursor.get_children():
             self.visit(child, kinds)
 
@@ -285,32 +331,53 @@ class Rewriter:
         first = tokens.at(start) if tokens else None
         last = tokens.ending_at(end) if tokens else None
         callee_start = callee.extent.start
-        if (not first or first[2] != "<<<" or not last or last[2] != ">>>" or
-                callee_start.file is None or callee_start.file.name != path or
-                callee_start.offset >= start):
-            raise RewriteError("%s: the emulation cannot rewrite this kernel launch (is its "
-                               "<<<...>>> written by a macro?): write it out, or run this on a "
-                               "GPU" % self.where(call))
+        if (
+            not first
+            or first[2] != "<<<"
+            or not last
+            or last[2] != ">>>"
+            or callee_start.file is None
+            or callee_start.file.name != path
+            or callee_start.offset >= start
+        ):
+            raise RewriteError(
+                "%s: the emulation cannot rewrite this kernel launch (is its "
+                "<<<...>>> written by a macro?): write it out, or run this on a "
+                "GPU" % self.where(call)
+            )
         # One of overloaded kernels, or a template kernel whose arguments the call deduced
         # (`fill<<<g, b>>>(floats, n, 1.5f)`): the launch names it by its type, as the call
         # picked it.
         kernel = self.referenced_kernel(callee)
         written = [t[2] for t in tokens.between(callee_start.offset, start)]
-        cast = kernel is not None and (self.is_overloaded(kernel) or (
-            kernel.get_num_template_arguments() > 0 and "<" not in written))
-        self.edit(path, callee_start.offset, callee_start.offset, "::kit_emu::launch(" + (
-            "static_cast<%s>(" % self.pointer_type(kernel) if cast else ""))
+        cast = kernel is not None and (
+            self.is_overloaded(kernel)
+            or (kernel.get_num_template_arguments() > 0 and "<" not in written)
+        )
+        self.edit(
+            path,
+            callee_start.offset,
+            callee_start.offset,
+            "::kit_emu::launch(" + ("static_cast<%s>(" % self.pointer_type(kernel) if cast else ""),
+        )
         self.edit(path, first[0], first[1], (")" if cast else "") + ", ::kit_emu::config(")
         # The kernel as written (`sort_tile<float>`): the name of a template's instance.
         name = ""
         for t in tokens.between(callee_start.offset, start):
             word = t[2]
-            if name and (name[-1].isalnum() or name[-1] == "_") and (word[0].isalnum() or
-                                                                     word[0] == "_"):
+            if (
+                name
+                and (name[-1].isalnum() or name[-1] == "_")
+                and (word[0].isalnum() or word[0] == "_")
+            ):
                 name += " "
             name += word
-        self.edit(path, last[0], last[1], "), __FILE__, __LINE__, \"%s\")"
-                  % name.replace("\\", "\\\\").replace('"', '\\"'))
+        self.edit(
+            path,
+            last[0],
+            last[1],
+            '), __FILE__, __LINE__, "%s")' % name.replace("\\", "\\\\").replace('"', '\\"'),
+        )
         given = [a for a in args if a.extent.start.file is not None]
         if len(given) < len(args):
             self.default_arguments(call, callee, path, len(given))
@@ -320,23 +387,31 @@ class Rewriter:
         tokens after each parameter's `=`) before the launch's closing parenthesis: the launch
         template takes every parameter."""
         kernel = self.referenced_kernel(callee)
-        params = [] if kernel is None else [
-            c for c in kernel.get_children() if c.kind == self.ci.CursorKind.PARM_DECL]
+        params = (
+            []
+            if kernel is None
+            else [c for c in kernel.get_children() if c.kind == self.ci.CursorKind.PARM_DECL]
+        )
         tokens = self.file_tokens(path)
         close = tokens.ending_at(call.extent.end.offset)
         texts = []
         for param in params[given:]:
             where = param.extent.start
             source = self.file_tokens(where.file.name) if where.file else None
-            words = [t[2] for t in source.between(where.offset, param.extent.end.offset)] \
-                if source else []
+            words = (
+                [t[2] for t in source.between(where.offset, param.extent.end.offset)]
+                if source
+                else []
+            )
             if "=" not in words:
                 texts = None
                 break
-            texts.append(" ".join(words[words.index("=") + 1:]))
+            texts.append(" ".join(words[words.index("=") + 1 :]))
         if not texts or not close or close[2] != ")":
-            raise RewriteError("%s: the emulation cannot add this launch's default arguments: "
-                               "write them out" % self.where(call))
+            raise RewriteError(
+                "%s: the emulation cannot add this launch's default arguments: "
+                "write them out" % self.where(call)
+            )
         self.edit(path, close[0], close[0], (", " if given else "") + ", ".join(texts))
 
     def shared(self, stmt, decls):
@@ -349,9 +424,11 @@ class Rewriter:
         specifiers = [t for t in stmt_tokens if t[0] < first_name]
         shared = [t for t in specifiers if t[2] == "__shared__"]
         if len(shared) != 1 or not stmt_tokens or stmt_tokens[-1][2] != ";":
-            raise RewriteError("%s: the emulation cannot rewrite this __shared__ declaration "
-                               "(is __shared__ written by a macro?): write it out, or run this "
-                               "on a GPU" % self.where(stmt))
+            raise RewriteError(
+                "%s: the emulation cannot rewrite this __shared__ declaration "
+                "(is __shared__ written by a macro?): write it out, or run this "
+                "on a GPU" % self.where(stmt)
+            )
         dynamic = any(t[2] == "extern" for t in specifiers)
         for t in specifiers:
             if t[2] in ("extern", "static"):
@@ -362,19 +439,24 @@ class Rewriter:
             name = d.spelling
             token = tokens.at(d.location.offset)
             if not token or token[2] != name:
-                raise RewriteError("%s: the emulation cannot rewrite the __shared__ variable "
-                                   "'%s' (is its name written by a macro?)"
-                                   % (self.where(d), name))
+                raise RewriteError(
+                    "%s: the emulation cannot rewrite the __shared__ variable "
+                    "'%s' (is its name written by a macro?)" % (self.where(d), name)
+                )
             type_name = "kit_emu_shared_t_" + name
             self.edit(path, token[0], token[1], type_name)
             if dynamic:
-                after.append(" %s &%s = *(%s *)::kit_emu::dynamic_shared(alignof(%s), \"%s\", "
-                             "__FILE__, __LINE__);" % (type_name, name, type_name, type_name, name))
+                after.append(
+                    ' %s &%s = *(%s *)::kit_emu::dynamic_shared(alignof(%s), "%s", '
+                    "__FILE__, __LINE__);" % (type_name, name, type_name, type_name, name)
+                )
             else:
                 tag = "kit_emu_shared_tag_" + name
-                after.append(" static char %s; %s &%s = *(%s *)::kit_emu::shared_var(&%s, "
-                             "sizeof(%s), alignof(%s), \"%s\", __FILE__, __LINE__);"
-                             % (tag, type_name, name, type_name, tag, type_name, type_name, name))
+                after.append(
+                    " static char %s; %s &%s = *(%s *)::kit_emu::shared_var(&%s, "
+                    'sizeof(%s), alignof(%s), "%s", __FILE__, __LINE__);'
+                    % (tag, type_name, name, type_name, tag, type_name, type_name, name)
+                )
         semicolon = stmt_tokens[-1]
         self.edit(path, semicolon[1], semicolon[1], "".join(after))
 
@@ -384,8 +466,9 @@ class Rewriter:
         position = 0
         for start, end, text in sorted(self.edits.get(path, []), key=lambda e: (e[0], e[1])):
             if start < position:
-                raise RewriteError("%s: overlapping edits at byte %d (a bug of cu2cpp.py)"
-                                   % (path, start))
+                raise RewriteError(
+                    "%s: overlapping edits at byte %d (a bug of cu2cpp.py)" % (path, start)
+                )
             out.append(data[position:start])
             out.append(text.encode())
             position = end
@@ -402,8 +485,10 @@ def in_cuda_installation(path):
         return False
     parts = path.split(os.sep)[:-1]
     for i, part in enumerate(parts):
-        if re.match(r"(cuda(-\d+(\.\d+)*)?|cuda_(runtime|nvcc|cccl|cupti|nvrtc))$",
-                    part.lower()) and "include" in parts[i + 1:]:
+        if (
+            re.match(r"(cuda(-\d+(\.\d+)*)?|cuda_(runtime|nvcc|cccl|cupti|nvrtc))$", part.lower())
+            and "include" in parts[i + 1 :]
+        ):
             return True
     return False
 
@@ -414,8 +499,11 @@ def toolkit_headers(tu):
     file and line that included it), the first one each includer reached. The emulation's own
     headers stand for CUDA's; anything else of CUDA's would be compiled by accident."""
     inclusions = list(tu.get_includes())
-    toolkit = {os.path.realpath(i.include.name) for i in inclusions
-               if in_cuda_installation(os.path.realpath(i.include.name))}
+    toolkit = {
+        os.path.realpath(i.include.name)
+        for i in inclusions
+        if in_cuda_installation(os.path.realpath(i.include.name))
+    }
     found, seen = [], set()
     for inclusion in inclusions:
         path = inclusion.include.name
@@ -451,7 +539,8 @@ def function_spans(ci, tu, source, device):
             continue
         attrs = {c.kind for c in cursor.get_children()}
         on_device = kinds.CUDAHOST_ATTR not in attrs and bool(
-            attrs & {kinds.CUDAGLOBAL_ATTR, kinds.CUDADEVICE_ATTR})
+            attrs & {kinds.CUDAGLOBAL_ATTR, kinds.CUDADEVICE_ATTR}
+        )
         if on_device == device:
             spans.append((start.line, end.line))
     return spans
@@ -474,14 +563,18 @@ def arch_view(source, spans, inside, outside):
         line_map += [1, 1]
     for number, text in enumerate(lines, 1):
         if number in firsts and inside != outside:
-            out += [define if inside else b"#undef __CUDA_ARCH__",
-                    b'#line %d "%s"' % (number, name)]
+            out += [
+                define if inside else b"#undef __CUDA_ARCH__",
+                b'#line %d "%s"' % (number, name),
+            ]
             line_map += [number, number]
         out.append(text)
         line_map.append(number)
         if number in lasts and inside != outside:
-            out += [define if outside else b"#undef __CUDA_ARCH__",
-                    b'#line %d "%s"' % (number + 1, name)]
+            out += [
+                define if outside else b"#undef __CUDA_ARCH__",
+                b'#line %d "%s"' % (number + 1, name),
+            ]
             line_map += [number, number]
     return b"\n".join(out), line_map
 
@@ -536,21 +629,38 @@ def main():
     parser.add_argument("source")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--depfile")
-    parser.add_argument("--include", dest="first", metavar="FIRST",
-                        help="the file parsed before SOURCE, as `nvcc -include FIRST` (a lab's "
-                             "NAME.cu for its NAME_bonus.cu); it is not rewritten here")
+    parser.add_argument(
+        "--include",
+        dest="first",
+        metavar="FIRST",
+        help="the file parsed before SOURCE, as `nvcc -include FIRST` (a lab's "
+        "NAME.cu for its NAME_bonus.cu); it is not rewritten here",
+    )
     parser.add_argument("-I", dest="includes", action="append", default=[])
     parser.add_argument("-D", dest="defines", action="append", default=[])
     args = parser.parse_args()
 
     ci, problem = load_cindex()
     if ci is None:
-        print("cu2cpp: %s; the emulation needs it to read <<<...>>> launches" % problem,
-              file=sys.stderr)
+        print(
+            "cu2cpp: %s; the emulation needs it to read <<<...>>> launches" % problem,
+            file=sys.stderr,
+        )
         return 2
-    clang_args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
-                  "--cuda-path=/nonexistent/kit-emulation", "-std=c++17", "-DKIT_EMU_PARSE", "-D__CUDACC__",
-                  "-I" + EMU_INCLUDE, "-include", "cuda_runtime.h"]
+    clang_args = [
+        "-x",
+        "cuda",
+        "--cuda-host-only",
+        "-nocudainc",
+        "-nocudalib",
+        "--cuda-path=/nonexistent/kit-emulation",
+        "-std=c++17",
+        "-DKIT_EMU_PARSE",
+        "-D__CUDACC__",
+        "-I" + EMU_INCLUDE,
+        "-include",
+        "cuda_runtime.h",
+    ]
     if args.first:
         clang_args += ["-include", os.path.abspath(args.first)]
     clang_args += ["-I" + i for i in args.includes] + ["-D" + d for d in args.defines]
@@ -559,15 +669,21 @@ def main():
     foreign = toolkit_headers(tu)
     if foreign:
         for included, by in foreign:
-            print("%s: includes %s from a CUDA installation: the emulation has no %s (it never "
-                  "uses the CUDA Toolkit's headers): run this on a GPU"
-                  % (by, included, os.path.basename(included)), file=sys.stderr)
-        print("cu2cpp: %s needs a header the emulation does not have" % args.source,
-              file=sys.stderr)
+            print(
+                "%s: includes %s from a CUDA installation: the emulation has no %s (it never "
+                "uses the CUDA Toolkit's headers): run this on a GPU"
+                % (by, included, os.path.basename(included)),
+                file=sys.stderr,
+            )
+        print(
+            "cu2cpp: %s needs a header the emulation does not have" % args.source, file=sys.stderr
+        )
         return 1
+
     def parse_view(view):
-        return ci.Index.create().parse(args.source, args=clang_args,
-                                       unsaved_files=[(args.source, view[0].decode())])
+        return ci.Index.create().parse(
+            args.source, args=clang_args, unsaved_files=[(args.source, view[0].decode())]
+        )
 
     def fails(unit):
         return any(d.severity >= ci.Diagnostic.Error for d in unit.diagnostics)
@@ -575,8 +691,11 @@ def main():
     # The text the rewrite reads: the file, or its device view (__CUDA_ARCH__, above). A file
     # that does not compile as it is may compile as nvcc's device pass reads it.
     if not fails(tu):
-        view = (whole_device_view(ci, tu, args.source) if arch_at_file_scope(ci, tu, args.source)
-                else device_arch_view(ci, tu, args.source))
+        view = (
+            whole_device_view(ci, tu, args.source)
+            if arch_at_file_scope(ci, tu, args.source)
+            else device_arch_view(ci, tu, args.source)
+        )
         viewed = parse_view(view) if view is not None else tu
         why = "does not compile with __CUDA_ARCH__ defined in its device code"
     else:
@@ -602,28 +721,46 @@ def main():
         outputs = {}
         for path in set(rewriter.edits) | {main_path}:
             same = os.path.realpath(path) == os.path.realpath(main_path)
-            target = args.output if same else os.path.join(os.path.dirname(args.output),
-                                                           os.path.basename(path))
+            target = (
+                args.output
+                if same
+                else os.path.join(os.path.dirname(args.output), os.path.basename(path))
+            )
             text = b'#line 1 "%s"\n' % os.path.relpath(path).encode() + rewriter.rewritten(path)
             if same:
-                text += b'\n#line 1 "<kit emulation: the kernels of %s>"\n' % \
-                        os.path.relpath(path).encode()
+                text += (
+                    b'\n#line 1 "<kit emulation: the kernels of %s>"\n'
+                    % os.path.relpath(path).encode()
+                )
                 # Named after the file: a bonus file's registrations and those of the NAME.cu
                 # included before it are in one translation unit.
-                stem = "".join(c if c.isalnum() else "_" for c in
-                               os.path.splitext(os.path.basename(path))[0])
+                stem = "".join(
+                    c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0]
+                )
                 # The program stops if the file changes after it is built (freshness.cpp).
-                text += (b'static ::kit_emu::source_freshness kit_emu_fresh_%s("%s");\n'
-                         % (stem.encode(), os.path.abspath(path).replace("\\", "\\\\")
-                            .replace('"', '\\"').encode()))
+                text += b'static ::kit_emu::source_freshness kit_emu_fresh_%s("%s");\n' % (
+                    stem.encode(),
+                    os.path.abspath(path).replace("\\", "\\\\").replace('"', '\\"').encode(),
+                )
                 for i, (qualified, name) in enumerate(rewriter.symbols):
-                    text += (b'static ::kit_emu::symbol_registration kit_emu_symbol_%s_%d(&%s, '
-                             b'sizeof %s, "%s");\n' % (stem.encode(), i, qualified.encode(),
-                                                      qualified.encode(), name.encode()))
+                    text += (
+                        b"static ::kit_emu::symbol_registration kit_emu_symbol_%s_%d(&%s, "
+                        b'sizeof %s, "%s");\n'
+                        % (stem.encode(), i, qualified.encode(), qualified.encode(), name.encode())
+                    )
                 for i, (qualified, name, where, line) in enumerate(rewriter.kernels):
-                    text += (b'static ::kit_emu::kernel_registration kit_emu_kernel_%s_%d(%s, '
-                             b'"%s", "%s", %d);\n' % (stem.encode(), i, qualified.encode(),
-                                                      name.encode(), where.encode(), line))
+                    text += (
+                        b"static ::kit_emu::kernel_registration kit_emu_kernel_%s_%d(%s, "
+                        b'"%s", "%s", %d);\n'
+                        % (
+                            stem.encode(),
+                            i,
+                            qualified.encode(),
+                            name.encode(),
+                            where.encode(),
+                            line,
+                        )
+                    )
             outputs[target] = text
     except RewriteError as e:
         print("cu2cpp: %s" % e, file=sys.stderr)
@@ -634,12 +771,18 @@ def main():
             f.write(text)
         os.replace(target + ".tmp", target)
     if args.depfile:
-        headers = sorted({os.path.relpath(i.include.name) for i in tu.get_includes()
-                          if rewriter.rewritable(i.include.name)})
+        headers = sorted(
+            {
+                os.path.relpath(i.include.name)
+                for i in tu.get_includes()
+                if rewriter.rewritable(i.include.name)
+            }
+        )
         with open(args.depfile, "w") as f:
             first = [args.first] if args.first else []
-            f.write("%s: %s %s\n" % (args.output, " ".join([args.source] + first),
-                                      " ".join(headers)))
+            f.write(
+                "%s: %s %s\n" % (args.output, " ".join([args.source] + first), " ".join(headers))
+            )
             for h in headers:
                 f.write("%s:\n" % h)
     return 0

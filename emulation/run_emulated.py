@@ -44,11 +44,17 @@ WRAP = []
 
 
 def list_tests(binary):
-    out = subprocess.run(WRAP + [binary, "-l"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True, timeout=60)
+    out = subprocess.run(
+        WRAP + [binary, "-l"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        timeout=60,
+    )
     if out.returncode != 0:
-        raise RuntimeError("%s -l failed (exit %d): %s" % (binary, out.returncode,
-                                                            out.stdout[-500:]))
+        raise RuntimeError(
+            "%s -l failed (exit %d): %s" % (binary, out.returncode, out.stdout[-500:])
+        )
     tests = []
     for line in out.stdout.splitlines():
         words = line.split()
@@ -99,8 +105,12 @@ def interesting(stdout, stderr):
             if text.lstrip().startswith("#0 "):
                 stacks += 1
             place = text.rsplit(" ", 1)[-1]
-            if (stacks == 1 and frames < 4 and not place.startswith("/usr/") and
-                    "emulation/" not in place):
+            if (
+                stacks == 1
+                and frames < 4
+                and not place.startswith("/usr/")
+                and "emulation/" not in place
+            ):
                 frames += 1
                 lines.append("  " + text.strip())
         elif " is located " in text:
@@ -135,8 +145,10 @@ def take_channel():
     the same user, and must not reach this one's memory or descriptors (/proc/PID/mem, fd/)."""
     fd, token = os.environ.pop("KIT_RESULT_FD", None), os.environ.pop("KIT_RESULT_TOKEN", None)
     if fd is None or token is None:
-        print("run_emulated: --results-channel without KIT_RESULT_FD and KIT_RESULT_TOKEN",
-              file=sys.stderr)
+        print(
+            "run_emulated: --results-channel without KIT_RESULT_FD and KIT_RESULT_TOKEN",
+            file=sys.stderr,
+        )
         sys.exit(2)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
@@ -174,8 +186,14 @@ def run_one(binary, test, order, timeout):
     env.update(KIT_RESULT_FD=str(write_end), KIT_RESULT_TOKEN=token)
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
         try:
-            p = subprocess.Popen(WRAP + [binary, "-t", test], env=env, stdin=subprocess.DEVNULL,
-                                 stdout=out_f, stderr=err_f, pass_fds=(write_end,))
+            p = subprocess.Popen(
+                WRAP + [binary, "-t", test],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out_f,
+                stderr=err_f,
+                pass_fds=(write_end,),
+            )
         finally:
             os.close(write_end)
         said = read_channel(read_end, start + timeout)
@@ -188,9 +206,15 @@ def run_one(binary, test, order, timeout):
         out, err = kept_output(out_f), kept_output(err_f)
     seconds = time.monotonic() - start
     if returncode is None or seconds > timeout:
-        return {"status": "hang", "seconds": seconds,
-                "why": ["no answer within %g s: killed (the emulation's own watchdog should have "
-                        "stopped the kernel first)" % timeout] + interesting(out, err)}
+        return {
+            "status": "hang",
+            "seconds": seconds,
+            "why": [
+                "no answer within %g s: killed (the emulation's own watchdog should have "
+                "stopped the kernel first)" % timeout
+            ]
+            + interesting(out, err),
+        }
     why = interesting(out, err)
     passed = ("%s 1 0 0" % token) in said.decode(errors="replace").splitlines()
     if returncode == 0 and passed:
@@ -201,9 +225,13 @@ def run_one(binary, test, order, timeout):
             why = ["exited 0 before the test's verdict (an exit() in the code?): not passed"] + why
     else:
         status = "crash"
-        reason = ("killed by signal %d" % -returncode if returncode < 0 else
-                  "AddressSanitizer found an invalid memory access" if returncode == 86 else
-                  "exit code %d" % returncode)
+        reason = (
+            "killed by signal %d" % -returncode
+            if returncode < 0
+            else "AddressSanitizer found an invalid memory access"
+            if returncode == 86
+            else "exit code %d" % returncode
+        )
         why = [reason] + why
     return {"status": status, "seconds": seconds, "why": why}
 
@@ -219,18 +247,31 @@ def progress(line):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binaries", nargs="+")
-    parser.add_argument("--orders", help="thread orders, comma-separated (default: "
-                                         "emulation/orders.txt's)")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="seconds a test may take in one order (default 120)")
+    parser.add_argument(
+        "--orders", help="thread orders, comma-separated (default: " "emulation/orders.txt's)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds a test may take in one order (default 120)",
+    )
     parser.add_argument("--json", help="also write every result to this file")
-    parser.add_argument("--tests", help="run these tests (SUITE/TEST,...), marked or not, "
-                                        "instead of the [emulate] ones")
-    parser.add_argument("--wrap", help="run each test binary under this command (its words, "
-                                       "space-separated; the grader's seccomp launcher)")
-    parser.add_argument("--results-channel", action="store_true",
-                        help="also send every result, as JSON, to the grader's result channel "
-                             "(KIT_RESULT_FD, KIT_RESULT_TOKEN), which no test process sees")
+    parser.add_argument(
+        "--tests",
+        help="run these tests (SUITE/TEST,...), marked or not, " "instead of the [emulate] ones",
+    )
+    parser.add_argument(
+        "--wrap",
+        help="run each test binary under this command (its words, "
+        "space-separated; the grader's seccomp launcher)",
+    )
+    parser.add_argument(
+        "--results-channel",
+        action="store_true",
+        help="also send every result, as JSON, to the grader's result channel "
+        "(KIT_RESULT_FD, KIT_RESULT_TOKEN), which no test process sees",
+    )
     args = parser.parse_args()
     WRAP.extend((args.wrap or "").split())
     channel = take_channel() if args.results_channel else None
@@ -242,15 +283,19 @@ def main():
         if not os.access(binary, os.X_OK):
             print("run_emulated: %s: not built" % binary, file=sys.stderr)
             return 2
-        print("== %s, emulated on the CPU (feedback only: no points, no speed; a GPU decides "
-              "the grade), thread orders %s" % (binary, ", ".join(orders)))
+        print(
+            "== %s, emulated on the CPU (feedback only: no points, no speed; a GPU decides "
+            "the grade), thread orders %s" % (binary, ", ".join(orders))
+        )
         sys.stdout.flush()
         tests = args.tests.split(",") if args.tests else list_tests(binary)
         for number, test in enumerate(tests, 1):
             runs = {}
             for order in orders:
-                progress("test %d of %d, %s, in order %s (%.0f s so far)..."
-                         % (number, len(tests), test, order, time.monotonic() - started))
+                progress(
+                    "test %d of %d, %s, in order %s (%.0f s so far)..."
+                    % (number, len(tests), test, order, time.monotonic() - started)
+                )
                 runs[order] = run_one(binary, test, order, args.timeout)
             progress("")
             statuses = {r["status"] for r in runs.values()}
@@ -262,10 +307,12 @@ def main():
                 good = [o for o, r in runs.items() if r["status"] == "pass"]
                 print("    %s" % "; ".join("%s: %s" % (o, r["status"]) for o, r in runs.items()))
                 if good:
-                    print("    the result depends on the thread order (passes in %s, not in %s): "
-                          "a race, such as threads that read what others write with no "
-                          "__syncthreads() between, or work on two streams with no event or "
-                          "synchronization between" % (", ".join(good), ", ".join(bad)))
+                    print(
+                        "    the result depends on the thread order (passes in %s, not in %s): "
+                        "a race, such as threads that read what others write with no "
+                        "__syncthreads() between, or work on two streams with no event or "
+                        "synchronization between" % (", ".join(good), ", ".join(bad))
+                    )
                 # What each failing order said, once for each different story (the orders
                 # often agree; compare names the racing kernel where the others show its
                 # wrong result).
@@ -273,8 +320,11 @@ def main():
                 for order in bad:
                     why = runs[order]["why"]
                     # The same story told by another process: other numbers, same words.
-                    story = re.sub(r"0x[0-9a-f]+|\b\d+==", "",
-                                   "\n".join(l for l in why if "thread order" not in l))
+                    story = re.sub(
+                        r"0x[0-9a-f]+|\b\d+==",
+                        "",
+                        "\n".join(l for l in why if "thread order" not in l),
+                    )
                     stories.setdefault(story, order)
                 for order in stories.values():
                     why = runs[order]["why"]
@@ -283,12 +333,26 @@ def main():
                     for line in why[:SHOWN_LINES]:
                         print("    %s" % line)
                     if len(why) > SHOWN_LINES:
-                        print("    ... (KIT_EMU_ORDER=%s %s -t %s shows it all)"
-                              % (order, binary, test))
+                        print(
+                            "    ... (KIT_EMU_ORDER=%s %s -t %s shows it all)"
+                            % (order, binary, test)
+                        )
             sys.stdout.flush()
-            results.append({"binary": binary, "test": test, "passed": passed,
-                            "orders": {o: {"status": r["status"], "seconds": round(r["seconds"], 3),
-                                           "why": r["why"]} for o, r in runs.items()}})
+            results.append(
+                {
+                    "binary": binary,
+                    "test": test,
+                    "passed": passed,
+                    "orders": {
+                        o: {
+                            "status": r["status"],
+                            "seconds": round(r["seconds"], 3),
+                            "why": r["why"],
+                        }
+                        for o, r in runs.items()
+                    },
+                }
+            )
 
     suites = {}
     for r in results:
@@ -297,15 +361,21 @@ def main():
         s[0 if r["passed"] else 1] += 1
     print("%-36s %-18s %6s %6s" % ("variant/test binary", "suite (TODO)", "passed", "failed"))
     for (binary, suite), (good, bad) in suites.items():
-        name = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(binary))),
-                            os.path.basename(binary))
+        name = os.path.join(
+            os.path.basename(os.path.dirname(os.path.abspath(binary))), os.path.basename(binary)
+        )
         print("%-36s %-18s %6d %6d" % (name, suite, good, bad))
     failed = sum(1 for r in results if not r["passed"])
-    print("emulated: %d passed, %d failed (each test in %d thread orders), %.1f s; no points: a "
-          "GPU decides the grade" % (len(results) - failed, failed, len(orders),
-                                     time.monotonic() - started))
-    summary = {"orders": orders, "results": results,
-               "seconds": round(time.monotonic() - started, 3)}
+    print(
+        "emulated: %d passed, %d failed (each test in %d thread orders), %.1f s; no points: a "
+        "GPU decides the grade"
+        % (len(results) - failed, failed, len(orders), time.monotonic() - started)
+    )
+    summary = {
+        "orders": orders,
+        "results": results,
+        "seconds": round(time.monotonic() - started, 3),
+    }
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)

@@ -140,11 +140,9 @@ void kit_skip_test(const char *format, ...)
 
 /* A lab's hidden suites (tests/hidden/test_NN_name_hidden.c, kept out of the student package)
  * define this; without that file there are none. */
-__attribute__((weak)) void kit_register_hidden_suites(void)
-{
-}
+__attribute__((weak)) void kit_register_hidden_suites(void) {}
 
-/* ---- the lab's code in a process of its own (grading/runtime/remote.h) ---------------------------- */
+/* ---- the lab's code in a process of its own (grading/runtime/remote.h) ----------------------- */
 
 /* A test binary that holds the lab's code itself (what make builds) has no executor; the
  * grader's verdict binaries link grading/runtime/remote_client.c, whose definitions win. */
@@ -181,11 +179,20 @@ static void xml_escaped(FILE *out, const char *text)
 {
     for (; *text; text++) {
         switch (*text) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*text, out);
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*text, out);
         }
     }
 }
@@ -217,8 +224,8 @@ static void note_failure(const CU_pSuite suite, const CU_pTest test, const char 
                          unsigned line, const char *message)
 {
     char note[400]; /* longer messages are cut: the channel takes short lines */
-    if (snprintf(note, sizeof note, "fail %s/%s %s:%u: %s", suite->pName, test->pName, where,
-                 line, message) >= 0) {
+    if (snprintf(note, sizeof note, "fail %s/%s %s:%u: %s", suite->pName, test->pName, where, line,
+                 message) >= 0) {
         kit_result_channel_note(note);
     }
 }
@@ -237,7 +244,10 @@ struct outcome {
 /* For the student: the verdict line, then each failure or the reason it did not run. */
 static void print_outcome(const struct outcome *o)
 {
-    printf("%s %s/%s (%.0f ms)\n", o->failing ? "FAIL" : o->skipping ? "SKIPPED" : "PASS",
+    printf("%s %s/%s (%.0f ms)\n",
+           o->failing    ? "FAIL"
+           : o->skipping ? "SKIPPED"
+                         : "PASS",
            o->suite->pName, o->test->pName, o->ms);
     for (CU_pFailureRecord f = o->failures; f; f = f->pNext) {
         printf("    %s:%u: %s\n", f->strFileName ? f->strFileName : "?", f->uiLineNumber,
@@ -339,25 +349,26 @@ static void on_suite_init_failure(const CU_pSuite suite)
 
 static void usage(const char *program, FILE *out)
 {
-    fprintf(out,
-            "usage: %s [-l] [-s SUITE] [-t SUITE/TEST]... [-x FILE] [-h]\n"
-            "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU),\n"
-            "                 [sanitize] (small enough for compute-sanitizer) and [emulate] (run\n"
-            "                 by make emulate, on the CPU emulation)\n"
-            "  -s SUITE       run only this suite\n"
-            "  -t SUITE/TEST  run only this test; given several times, run those tests in that\n"
-            "                 order and stop after the first that does not pass (the grader's\n"
-            "                 batches: one process, and one executor while they pass)\n"
-            "  -x FILE        also write the results as JUnit XML to FILE\n"
-            "  -h             this help\n"
-            "  -- COMMAND...  (the grader's verdict binaries) run the lab's code in COMMAND\n"
-            "Without a usable GPU, GPU suites print 'SKIPPED <suite>: <reason>'.\n"
-            "Then 'N passed, N failed, N skipped'. Exit code: 0 every test ran and passed, 1 a test\n"
-            "failed, 2 bad options or unknown suite/test, 3 no failure but tests skipped for lack\n"
-            "of a GPU (said on the last line).\n"
-            "With KIT_RESULT_FD and KIT_RESULT_TOKEN set (by grading/grade), the same counts\n"
-            "also go to that descriptor as 'TOKEN PASSED FAILED SKIPPED'.\n",
-            program);
+    fprintf(
+        out,
+        "usage: %s [-l] [-s SUITE] [-t SUITE/TEST]... [-x FILE] [-h]\n"
+        "  -l             list the tests, one SUITE/TEST a line, marked [gpu] (needs a GPU),\n"
+        "                 [sanitize] (small enough for compute-sanitizer) and [emulate] (run\n"
+        "                 by make emulate, on the CPU emulation)\n"
+        "  -s SUITE       run only this suite\n"
+        "  -t SUITE/TEST  run only this test; given several times, run those tests in that\n"
+        "                 order and stop after the first that does not pass (the grader's\n"
+        "                 batches: one process, and one executor while they pass)\n"
+        "  -x FILE        also write the results as JUnit XML to FILE\n"
+        "  -h             this help\n"
+        "  -- COMMAND...  (the grader's verdict binaries) run the lab's code in COMMAND\n"
+        "Without a usable GPU, GPU suites print 'SKIPPED <suite>: <reason>'.\n"
+        "Then 'N passed, N failed, N skipped'. Exit code: 0 every test ran and passed, 1 a test\n"
+        "failed, 2 bad options or unknown suite/test, 3 no failure but tests skipped for lack\n"
+        "of a GPU (said on the last line).\n"
+        "With KIT_RESULT_FD and KIT_RESULT_TOKEN set (by grading/grade), the same counts\n"
+        "also go to that descriptor as 'TOKEN PASSED FAILED SKIPPED'.\n",
+        program);
 }
 
 static void list_tests(void)
@@ -444,8 +455,10 @@ static int parse_options(int argc, char **argv, struct run_options *o)
             o->xml_path = argv[++i];
         } else if (strcmp(arg, "--") == 0 && i + 1 < argc) {
             if (kit_remote_configure(argv + i + 1) != 0) {
-                fprintf(stderr, "%s: this test binary runs the lab's code itself; '--' takes "
-                                "no command\n", argv[0]);
+                fprintf(stderr,
+                        "%s: this test binary runs the lab's code itself; '--' takes "
+                        "no command\n",
+                        argv[0]);
                 return KIT_EXIT_USAGE;
             }
             break;
@@ -577,8 +590,8 @@ static int finish(void)
     if (skipped) {
         /* Skipped is not passed: a run that could not test the GPU code must not read as a
          * success (exit 0) to a student or a script. */
-        printf("%u test%s not run: skipped (no usable GPU, or see above) (exit code %d)\n",
-               skipped, skipped == 1 ? "" : "s", KIT_EXIT_NO_GPU);
+        printf("%u test%s not run: skipped (no usable GPU, or see above) (exit code %d)\n", skipped,
+               skipped == 1 ? "" : "s", KIT_EXIT_NO_GPU);
         fflush(stdout);
         return KIT_EXIT_NO_GPU;
     }

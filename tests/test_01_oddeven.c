@@ -194,8 +194,8 @@ static int check_batch(const unsigned int *snapshot, size_t n, size_t count, con
 static void test_block_batches(void)
 {
     /* The last shape, 4M keys in one launch, is the one a host sort could not hide in. */
-    const size_t shapes[][2] = {{33, 1000}, {100, 257}, {1024, 64}, {2048, 40}, {2, 5000},
-                                {1024, 4096}};
+    const size_t shapes[][2] = {{33, 1000}, {100, 257}, {1024, 64},
+                                {2048, 40}, {2, 5000},  {1024, 4096}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         size_t n = shapes[s][0], count = shapes[s][1];
         unsigned int *keys = malloc(n * count * sizeof *keys);

@@ -24,7 +24,6 @@
 #include "runner.h"
 #include "verify.h"
 
-
 /* A few that tell a lot: random, many duplicates (where stability bites), all equal. */
 static const kit_dist few_dists[] = {KIT_DIST_UNIFORM, KIT_DIST_FEW_UNIQUE, KIT_DIST_ALL_EQUAL};
 #define FEW_DIST_COUNT (sizeof few_dists / sizeof few_dists[0])

@@ -107,7 +107,6 @@ static int prepare_bitonic_tiles(unsigned int *keys, size_t n, size_t size, int 
     return 1;
 }
 
-
 /* ---- 3.1 the tiles ------------------------------------------------------------------------- */
 
 /* Sorts the tiles of (n, dist, seed) and checks each: tile t ascending when t is even, the
@@ -305,8 +304,7 @@ static int check_global_steps(size_t n, size_t size, size_t last_stride, kit_dis
                  "seed=%llu, the smaller strides done by the CPU",
                  n, size, size / 2, last_stride, direction_name(descending),
                  with_values ? "" : ", keys only", kit_dist_name(dist), (unsigned long long)seed);
-        ok = kit_check_pairs_segment(what, "", &p, with_values, 0, n,
-                                     direction_flags(descending));
+        ok = kit_check_pairs_segment(what, "", &p, with_values, 0, n, direction_flags(descending));
     }
     kit_device_pairs_free(&d);
 done:
@@ -635,8 +633,8 @@ static int check_sort_input(const sort_api *api, kit_pairs *p, const char *input
     if (err != cudaSuccess) {
         kit_fail_call(what, err);
     } else if (kit_device_pairs_download(what, &d, p)) {
-        ok = kit_check_pairs_segment(what, "", p, with_values, 0, p->n,
-                                     direction_flags(descending));
+        ok =
+            kit_check_pairs_segment(what, "", p, with_values, 0, p->n, direction_flags(descending));
     }
     kit_device_pairs_free(&d);
     return ok;
@@ -1029,8 +1027,7 @@ static void test_multistride_batches(void)
 {
     const size_t shapes[][2] = {{1, 10},   {2, 1000}, {3, 1000}, {7, 513},   {20, 4096}, {33, 300},
                                 {2049, 8}, {4097, 5}, {8192, 4}, {65536, 4}, {100000, 3}};
-    check_batch_shapes(&MULTISTRIDE, shapes, sizeof shapes / sizeof shapes[0], ALL_DISTS,
-                       1100);
+    check_batch_shapes(&MULTISTRIDE, shapes, sizeof shapes / sizeof shapes[0], ALL_DISTS, 1100);
 }
 
 static void test_multistride_zero_one_ascending(void)

@@ -103,8 +103,8 @@ static void test_generator_shapes(void)
     for (size_t i = 0; i + 1 < n; i++) {
         int rising = i < peak;
         if (rising ? k[i] > k[i + 1] : k[i] < k[i + 1]) {
-            KIT_FAIL("organ-pipe: not %s at index %zu (peak at %zu)",
-                     rising ? "rising" : "falling", i, peak);
+            KIT_FAIL("organ-pipe: not %s at index %zu (peak at %zu)", rising ? "rising" : "falling",
+                     i, peak);
             break;
         }
     }
@@ -264,8 +264,7 @@ static void test_float_total_order(void)
                 kit_float_bits(b[i]) != kit_float_bits(want)) {
                 KIT_FAIL("float order of %zu keys at %zu: expected bits 0x%08x, merge 0x%08x, "
                          "radix 0x%08x",
-                         n, i, kit_float_bits(want), kit_float_bits(a[i]),
-                         kit_float_bits(b[i]));
+                         n, i, kit_float_bits(want), kit_float_bits(a[i]), kit_float_bits(b[i]));
                 break;
             }
         }
@@ -538,8 +537,8 @@ static void test_verifier_fast_path_keeps_the_verdicts(void)
                         kit_multiset_fingerprint(d, 5, secret));
 
     uint32_t in[] = {9, 4, 7, 1, 7}, sorted[] = {1, 4, 7, 7, 9}, vals[] = {3, 1, 2, 4, 0};
-    expect_verdict(kit_verify_pairs_u32(in, sorted, vals, 5, KIT_VERIFY_STABLE), KIT_VERIFY_OK,
-                   0, "pairs, correct");
+    expect_verdict(kit_verify_pairs_u32(in, sorted, vals, 5, KIT_VERIFY_STABLE), KIT_VERIFY_OK, 0,
+                   "pairs, correct");
     uint32_t changed[] = {1, 4, 7, 8, 9}; /* sorted, a key changed: its value is detached too */
     expect_verdict(kit_verify_pairs_u32(in, changed, vals, 5, 0), KIT_VERIFY_MULTISET, 3,
                    "pairs, a changed key comes before its detached value");
@@ -679,8 +678,19 @@ static const char bench_header[] = "device,driver,commit,lab,tier,n,distribution
 static void test_bench_csv_rows(void)
 {
     const char *header = bench_header;
-    kit_bench_row row = {"NVIDIA H100 80GB HBM3", "abc1234", "04-radix", "keys", "uniform",
-                         13000, (size_t)1 << 24, 1.5, 0.5, 0.9, 1200, 0.25, 0};
+    kit_bench_row row = {"NVIDIA H100 80GB HBM3",
+                         "abc1234",
+                         "04-radix",
+                         "keys",
+                         "uniform",
+                         13000,
+                         (size_t)1 << 24,
+                         1.5,
+                         0.5,
+                         0.9,
+                         1200,
+                         0.25,
+                         0};
     char text[1024];
     csv_text(&row, text, sizeof text);
     const char *expected = "NVIDIA H100 80GB HBM3,13000,abc1234,04-radix,keys,16777216,uniform,"
@@ -691,8 +701,19 @@ static void test_bench_csv_rows(void)
     }
     /* A device name with a comma and a quote is quoted, its quote doubled, a line break made a
      * space; no floor leaves its field empty. */
-    kit_bench_row odd = {"GPU \"X\", rev\n2", "unknown", "02-mergesort", "pairs", "uniform",
-                         12080, 1000, 2.0, 1.0, 1.0, 3.0, -1, 0};
+    kit_bench_row odd = {"GPU \"X\", rev\n2",
+                         "unknown",
+                         "02-mergesort",
+                         "pairs",
+                         "uniform",
+                         12080,
+                         1000,
+                         2.0,
+                         1.0,
+                         1.0,
+                         3.0,
+                         -1,
+                         0};
     csv_text(&odd, text, sizeof text);
     expected = "\"GPU \"\"X\"\", rev 2\",12080,unknown,02-mergesort,pairs,1000,uniform,2.0000,"
                "0.0005,1.0000,1.0000,3.0000,,\n";
@@ -701,8 +722,19 @@ static void test_bench_csv_rows(void)
     }
     /* A tier of pairs: CUB's sort of pairs in the last field, after the floor or its empty
      * field. */
-    kit_bench_row pairs = {"NVIDIA H100 80GB HBM3", "abc1234", "radix", "onesweep_pairs",
-                           "uniform", 13000, (size_t)1 << 26, 4.0, 1.5, 3.0, 5000, 2.5, 2.0};
+    kit_bench_row pairs = {"NVIDIA H100 80GB HBM3",
+                           "abc1234",
+                           "radix",
+                           "onesweep_pairs",
+                           "uniform",
+                           13000,
+                           (size_t)1 << 26,
+                           4.0,
+                           1.5,
+                           3.0,
+                           5000,
+                           2.5,
+                           2.0};
     csv_text(&pairs, text, sizeof text);
     expected = "NVIDIA H100 80GB HBM3,13000,abc1234,radix,onesweep_pairs,67108864,uniform,"
                "4.0000,16.7772,1.5000,3.0000,5000.0000,2.5000,2.0000\n";
@@ -767,8 +799,8 @@ static int append_row(const char *path, const kit_bench_row *row)
 
 static void test_bench_csv_open(void)
 {
-    kit_bench_row row = {"GPU", "abc1234", "radix", "pairs", "uniform", 13000, 1000, 2.0, 1.0,
-                         1.0, 3.0, -1, 1.5};
+    kit_bench_row row = {"GPU", "abc1234", "radix", "pairs", "uniform", 13000, 1000,
+                         2.0,   1.0,       1.0,     3.0,     -1,        1.5};
     const char *line = "GPU,13000,abc1234,radix,pairs,1000,uniform,2.0000,0.0005,1.0000,1.0000,"
                        "3.0000,,1.5000\n";
     char path[512], text[2048], expected[2048];

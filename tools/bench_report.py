@@ -51,8 +51,22 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-COLUMNS = ("device", "driver", "commit", "lab", "tier", "n", "distribution", "ms", "gkeys_s",
-           "cub_radix_ms", "cub_merge_ms", "std_sort_ms", "floor_ms", "cub_radix_pairs_ms")
+COLUMNS = (
+    "device",
+    "driver",
+    "commit",
+    "lab",
+    "tier",
+    "n",
+    "distribution",
+    "ms",
+    "gkeys_s",
+    "cub_radix_ms",
+    "cub_merge_ms",
+    "std_sort_ms",
+    "floor_ms",
+    "cub_radix_pairs_ms",
+)
 # The headers this tool reads: today's, and that of the files written before the last column.
 HEADERS = (COLUMNS, COLUMNS[:-1])
 N_2_24 = 1 << 24
@@ -105,8 +119,10 @@ def mixed_runs(rows, path):
             differ.append(f"{len(values)} {column}s ({', '.join(values)})")
     if not differ:
         return None
-    return (f"{path}: rows of more than one run: {'; '.join(differ)}; keep one run per file "
-            "(split it by commit, or measure again into an empty file)")
+    return (
+        f"{path}: rows of more than one run: {'; '.join(differ)}; keep one run per file "
+        "(split it by commit, or measure again into an empty file)"
+    )
 
 
 def gkeys(n, ms):
@@ -162,31 +178,50 @@ def _series(points):
 # or a TODO that no longer matches, fails tools/test_bench_report.py.
 TIERS = {
     "oddeven": {
-        "global": ("1.1/1.2", "the sort as n launches, one phase each over global memory "
-                              "(oddeven_sort())"),
-        "block": ("1.3", "one block, in shared memory, n up to 2048 "
-                         "(oddeven_sort_block_batch())"),
-        "cooperative": ("1.4", "bonus: one launch, a grid-wide barrier between phases "
-                               "(oddeven_sort_cooperative())"),
+        "global": (
+            "1.1/1.2",
+            "the sort as n launches, one phase each over global memory " "(oddeven_sort())",
+        ),
+        "block": (
+            "1.3",
+            "one block, in shared memory, n up to 2048 " "(oddeven_sort_block_batch())",
+        ),
+        "cooperative": (
+            "1.4",
+            "bonus: one launch, a grid-wide barrier between phases " "(oddeven_sort_cooperative())",
+        ),
     },
     "mergesort": {
         "keys": ("2.1-2.4", "the sort, its three tiers together (mergesort_sort_keys())"),
         "pairs": ("2.1-2.4", "the same with a value per key (mergesort_sort_pairs())"),
-        "thread": ("2.1", "every pass by tier 1 alone, one thread per merge (n up to 2^22): "
-                          "times the tier on its own, slow by design"),
-        "path": ("2.3", "every pass by tier 3 alone, merge path from width 1: times the tier "
-                        "on its own, slow by design"),
+        "thread": (
+            "2.1",
+            "every pass by tier 1 alone, one thread per merge (n up to 2^22): "
+            "times the tier on its own, slow by design",
+        ),
+        "path": (
+            "2.3",
+            "every pass by tier 3 alone, merge path from width 1: times the tier "
+            "on its own, slow by design",
+        ),
         "reg-keys": ("2.6", "bonus: merges in registers (mergesort_sort_keys_reg())"),
-        "reg-pairs": ("2.6", "bonus: merges in registers, a value per key "
-                             "(mergesort_sort_pairs_reg())"),
+        "reg-pairs": (
+            "2.6",
+            "bonus: merges in registers, a value per key " "(mergesort_sort_pairs_reg())",
+        ),
     },
     "bitonic": {
         "pairs": ("3.1-3.4", "the sort with a value per key (bitonic_sort_pairs())"),
         "keys": ("3.1-3.4", "the sort of keys (bitonic_sort_keys())"),
-        "multistride-pairs": ("3.5", "bonus: multistride passes, about a third of the passes "
-                                     "over global memory (bitonic_sort_multistride_pairs())"),
-        "multistride-keys": ("3.5", "bonus: multistride passes, keys only "
-                                    "(bitonic_sort_multistride_keys())"),
+        "multistride-pairs": (
+            "3.5",
+            "bonus: multistride passes, about a third of the passes "
+            "over global memory (bitonic_sort_multistride_pairs())",
+        ),
+        "multistride-keys": (
+            "3.5",
+            "bonus: multistride passes, keys only " "(bitonic_sort_multistride_keys())",
+        ),
     },
     "radix": {
         "keys": ("4.1-4.4", "4-bit digits on scan (radix_sort_keys())"),
@@ -194,15 +229,21 @@ TIERS = {
         "i32": ("4.1-4.4", "signed keys through the bit flip (radix_sort_i32())"),
         "f32": ("4.1-4.4", "float keys through the bit flip (radix_sort_f32())"),
         "split": ("4.1-4.2", "the 32-split baseline, one bit per pass (radix_sort_split())"),
-        "onesweep": ("4.6", "bonus: onesweep, keys read and written once per pass "
-                            "(radix_sort_onesweep_keys())"),
-        "onesweep_pairs": ("4.6", "bonus: onesweep with a value per key "
-                                  "(radix_sort_onesweep_pairs())"),
+        "onesweep": (
+            "4.6",
+            "bonus: onesweep, keys read and written once per pass " "(radix_sort_onesweep_keys())",
+        ),
+        "onesweep_pairs": (
+            "4.6",
+            "bonus: onesweep with a value per key " "(radix_sort_onesweep_pairs())",
+        ),
     },
     "quicksort": {
         "cdp": ("5.2-5.4", "the tree of launches by dynamic parallelism (quicksort_sort())"),
-        "loop": ("5.2-5.4", "the same partitions launched from a host loop "
-                            "(quicksort_sort_host_loop())"),
+        "loop": (
+            "5.2-5.4",
+            "the same partitions launched from a host loop " "(quicksort_sort_host_loop())",
+        ),
         "simple": ("5.1", "the simple version, a thread per partition (quicksort_simple())"),
     },
 }
@@ -212,15 +253,18 @@ def tier_notes(lab, tiers):
     """["`tier` (TODO x): what it is"] for each of tiers that TIERS knows, in the driver's
     order; a tier it does not know (rows of another kit's version) goes without a note."""
     known = TIERS.get(lab, {})
-    return [f"`{tier}` (TODO {todo}): {what}" for tier, (todo, what) in known.items()
-            if tier in tiers]
+    return [
+        f"`{tier}` (TODO {todo}): {what}" for tier, (todo, what) in known.items() if tier in tiers
+    ]
 
 
 # The baselines of a chart: name, column, grey, gnuplot dash type.
-BASELINES = (("CUB radix sort", "cub_radix_ms", "#202020", 3),
-             ("CUB radix sort (pairs)", "cub_radix_pairs_ms", "#202020", 4),
-             ("CUB merge sort", "cub_merge_ms", "#707070", 3),
-             ("std::sort (1 core)", "std_sort_ms", "#a8a8a8", 3))
+BASELINES = (
+    ("CUB radix sort", "cub_radix_ms", "#202020", 3),
+    ("CUB radix sort (pairs)", "cub_radix_pairs_ms", "#202020", 4),
+    ("CUB merge sort", "cub_merge_ms", "#707070", 3),
+    ("std::sort (1 core)", "std_sort_ms", "#a8a8a8", 3),
+)
 
 
 def baseline_times(rows, key):
@@ -253,8 +297,9 @@ def compared_rows(rows):
     for row in rows:
         key = (row["lab"], row["tier"], row["distribution"])
         # Sorts first: 2^24, then below it from the largest, then above from the smallest.
-        rank = (0, 0) if row["n"] == N_2_24 else (1, -row["n"]) if row["n"] < N_2_24 \
-            else (2, row["n"])
+        rank = (
+            (0, 0) if row["n"] == N_2_24 else (1, -row["n"]) if row["n"] < N_2_24 else (2, row["n"])
+        )
         if key not in chosen or rank < chosen[key][0]:
             chosen[key] = (rank, row)
     return [row for _, row in chosen.values()]
@@ -279,33 +324,42 @@ def lab_chart(lab, rows):
             cub, cub_ms = fair_cub(row)
             name += f" ({ratio(cub_ms, row['ms'])} {cub}"
             name += ")" if row["n"] == N_2_24 else f" at n = {power_of_two(row['n'])})"
-        plots.append(f"'-' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc {color} "
-                     f"title {_quoted(name)} noenhanced")
+        plots.append(
+            f"'-' using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc {color} "
+            f"title {_quoted(name)} noenhanced"
+        )
         data.append(_series((row["n"], keys_per_s(row["n"], row["ms"])) for row in mine))
-        floors = [(row["n"], keys_per_s(row["n"], row["floor_ms"])) for row in mine
-                  if row["floor_ms"]]
+        floors = [
+            (row["n"], keys_per_s(row["n"], row["floor_ms"])) for row in mine if row["floor_ms"]
+        ]
         if floors:  # no legend entry each: one entry below says what dashed means
             plots.append(f"'-' using 1:2 with lines dt 2 lc {color} notitle")
             data.append(_series(floors))
             any_floor = True
     if any_floor:
-        plots.append("NaN with lines dt 2 lc rgb '#000000' title 'dashed: each tier''s "
-                     "floor (its passes at copy bandwidth)'")
+        plots.append(
+            "NaN with lines dt 2 lc rgb '#000000' title 'dashed: each tier''s "
+            "floor (its passes at copy bandwidth)'"
+        )
     for name, key, grey, dash in BASELINES:
         times = baseline_times(rows, key)
         if times:  # CUB's sort of pairs only where a tier of pairs measured it
-            plots.append(f"'-' using 1:2 with linespoints lw 3 dt {dash} pt 6 ps 0.6 "
-                         f"lc rgb '{grey}' title '{name}'")
+            plots.append(
+                f"'-' using 1:2 with linespoints lw 3 dt {dash} pt 6 ps 0.6 "
+                f"lc rgb '{grey}' title '{name}'"
+            )
             data.append(_series((n, keys_per_s(n, ms)) for n, ms in times.items()))
-    return (f"set title {_quoted(title + ': keys per second')} noenhanced\n"
-            "set logscale x 2\nset format x '2^{%L}'\nset xlabel 'n (keys)'\n"
-            # keys/s on a base-10 axis written 1M, 10M, 1G: a base-2 axis of billions wrote
-            # its ticks as 0.00390625
-            "set logscale y 10\nset format y '%.0s%c'\nset ylabel 'keys per second'\n"
-            # The legend under the plot: beside it, it took half the width. One line more
-            # than gnuplot counts, so that its first entry clears the x axis's label.
-            "set key outside below left Left reverse height 1\nset grid\n"
-            f"plot {', '.join(plots)}\n" + "".join(data))
+    return (
+        f"set title {_quoted(title + ': keys per second')} noenhanced\n"
+        "set logscale x 2\nset format x '2^{%L}'\nset xlabel 'n (keys)'\n"
+        # keys/s on a base-10 axis written 1M, 10M, 1G: a base-2 axis of billions wrote
+        # its ticks as 0.00390625
+        "set logscale y 10\nset format y '%.0s%c'\nset ylabel 'keys per second'\n"
+        # The legend under the plot: beside it, it took half the width. One line more
+        # than gnuplot counts, so that its first entry clears the x axis's label.
+        "set key outside below left Left reverse height 1\nset grid\n"
+        f"plot {', '.join(plots)}\n" + "".join(data)
+    )
 
 
 # The labs' colours on the every-lab chart (Okabe and Ito's, told apart by colour-blind
@@ -330,8 +384,7 @@ def all_labs_chart(rows):
     Returns (script, number of bars)."""
     chosen = compared_rows(rows)
     several = len({row["distribution"] for row in chosen}) > 1
-    cub_n = N_2_24 if any(row["n"] == N_2_24 for row in chosen) else \
-        max(row["n"] for row in chosen)
+    cub_n = N_2_24 if any(row["n"] == N_2_24 for row in chosen) else max(row["n"] for row in chosen)
     at_cub_n = [row for row in rows if row["n"] == cub_n]
     # Entries top to bottom: (left label, keys/s, right label, colour or None for CUB); None
     # is a gap between groups.
@@ -341,13 +394,15 @@ def all_labs_chart(rows):
         if times and key != "std_sort_ms":  # CUB's sorts: std::sort is not on this chart
             where = "" if cub_n == N_2_24 else f", n = {power_of_two(cub_n)}"
             speed = keys_per_s(cub_n, times[cub_n])
-            entries.append((f"{name} (baseline{where})", speed,
-                            f"{sig3(speed / 1e9)} Gkeys/s", None))
+            entries.append(
+                (f"{name} (baseline{where})", speed, f"{sig3(speed / 1e9)} Gkeys/s", None)
+            )
     labs = sorted({row["lab"] for row in chosen}, key=lab_sort_key)
     for index, lab in enumerate(labs):
         entries.append(None)
-        for row in sorted((r for r in chosen if r["lab"] == lab),
-                          key=lambda r: (r["tier"], r["distribution"])):
+        for row in sorted(
+            (r for r in chosen if r["lab"] == lab), key=lambda r: (r["tier"], r["distribution"])
+        ):
             left = f"{lab} {row['tier']}"
             if several:
                 left += f" ({row['distribution']})"
@@ -378,12 +433,16 @@ def all_labs_chart(rows):
     plots = []
     data = []
     if cub_bars:
-        plots.append(f"'-' using 1:2:3:4:5:6 with boxxyerror fs pattern 2 border "
-                     f"lc rgb '{CUB_COLOUR}' fc rgb '{CUB_COLOUR}' notitle")
+        plots.append(
+            f"'-' using 1:2:3:4:5:6 with boxxyerror fs pattern 2 border "
+            f"lc rgb '{CUB_COLOUR}' fc rgb '{CUB_COLOUR}' notitle"
+        )
         data.append("\n".join(cub_bars) + "\ne\n")
     # A box's fill takes fc, not lc: the 7th column is each bar's lab colour.
-    plots.append("'-' using 1:2:3:4:5:6:7 with boxxyerror fs solid 0.8 border "
-                 "lc rgb '#404040' fc rgb variable notitle")
+    plots.append(
+        "'-' using 1:2:3:4:5:6:7 with boxxyerror fs solid 0.8 border "
+        "lc rgb '#404040' fc rgb variable notitle"
+    )
     data.append("\n".join(lab_bars) + "\ne\n")
     script = (
         "set title 'Each tier beside CUB: keys per second at n = 2^{24}, or at the tier''s "
@@ -394,7 +453,8 @@ def all_labs_chart(rows):
         f"set ytics nomirror scale 0 noenhanced ({', '.join(left_tics)})\n"
         f"set y2tics nomirror scale 0 noenhanced ({', '.join(right_tics)})\n"
         f"set y2range [-1:{top + 1}]\nset xtics nomirror\n"
-        f"plot {', '.join(plots)}\n" + "".join(data))
+        f"plot {', '.join(plots)}\n" + "".join(data)
+    )
     return script, len(speeds)
 
 
@@ -402,17 +462,32 @@ def table(rows):
     """report.md: where it was measured, one line per measured size, what each tier is."""
     where = sorted({(row["device"], row["driver"], row["commit"]) for row in rows})
     pairs = has_pairs(rows)
-    heads = ["lab", "tier", "n", "ms", "Gkeys/s", "lab / CUB radix"] + \
-        (["lab / CUB radix pairs"] if pairs else []) + ["lab / CUB merge", "floor %"]
-    lines = ["Measured on " + "; ".join(f"{d} (CUDA driver {v}, kit commit {c})"
-                                        for d, v, c in where) + ".", "",
-             "Speeds and ratios have three significant digits; lab / CUB is the lab's speed "
-             "over CUB's (1x: as fast, 0.5x: half as fast); floor % is the tier's floor (its "
-             "passes at the copy bandwidth) over its time.", "",
-             "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    heads = (
+        ["lab", "tier", "n", "ms", "Gkeys/s", "lab / CUB radix"]
+        + (["lab / CUB radix pairs"] if pairs else [])
+        + ["lab / CUB merge", "floor %"]
+    )
+    lines = [
+        "Measured on "
+        + "; ".join(f"{d} (CUDA driver {v}, kit commit {c})" for d, v, c in where)
+        + ".",
+        "",
+        "Speeds and ratios have three significant digits; lab / CUB is the lab's speed "
+        "over CUB's (1x: as fast, 0.5x: half as fast); floor % is the tier's floor (its "
+        "passes at the copy bandwidth) over its time.",
+        "",
+        "| " + " | ".join(heads) + " |",
+        "|" + "---|" * len(heads),
+    ]
     for row in sorted(rows, key=lambda r: (lab_sort_key(r["lab"]), r["tier"], r["n"])):
-        cells = [row["lab"], row["tier"], str(row["n"]), f"{row['ms']:.3f}",
-                 sig3(gkeys(row["n"], row["ms"])), ratio(row["cub_radix_ms"], row["ms"])]
+        cells = [
+            row["lab"],
+            row["tier"],
+            str(row["n"]),
+            f"{row['ms']:.3f}",
+            sig3(gkeys(row["n"], row["ms"])),
+            ratio(row["cub_radix_ms"], row["ms"]),
+        ]
         if pairs:
             cells.append(ratio(row["cub_radix_pairs_ms"], row["ms"]))
         cells += [ratio(row["cub_merge_ms"], row["ms"]), floor_share(row)]
@@ -476,8 +551,9 @@ def lab_folders(lab):
 def lab_heading(lab):
     """(title, page id) of a lab by its driver's name, from labs/NN-NAME/README.md's first
     line (`# Lab 04: radix sort built on scan {#lab04}`); (lab, None) when there is none."""
-    for readme in (folder / "README.md" for folder in lab_folders(lab) if
-                   (folder / "README.md").is_file()):
+    for readme in (
+        folder / "README.md" for folder in lab_folders(lab) if (folder / "README.md").is_file()
+    ):
         first = readme.read_text(errors="replace").split("\n", 1)[0]
         found = re.match(r"#\s+(.*?)\s*\{#(\w+)\}\s*$", first)
         if found:
@@ -501,8 +577,11 @@ def last_of_each(rows, path):
     for row in rows:
         key = (row["lab"], row["tier"], row["distribution"], row["n"])
         if key in kept:
-            print(f"bench_report: {path}: {key[0]} {key[1]} n = {key[3]} measured twice; the "
-                  "later row is shown", file=sys.stderr)
+            print(
+                f"bench_report: {path}: {key[0]} {key[1]} n = {key[3]} measured twice; the "
+                "later row is shown",
+                file=sys.stderr,
+            )
         kept[key] = row
     return list(kept.values())
 
@@ -606,15 +685,20 @@ def write_page(out, paths, gnuplot):
     files.sort(key=lambda f: (f[0], f[1]), reverse=True)  # the newest first
     text = [PAGE_INTRO]
     if not files:
-        text.append(f"""\
+        text.append(
+            f"""\
 ## Results {{#perf_results}}
 
 No results file is committed yet: `{RESULTS_DIR}/` holds no `*.csv`. \\ref perf_regenerate
 says how to measure a GPU, and \\ref perf_commit how to add its file here.
-""")
+"""
+        )
     elif not gnuplot:
-        print("bench_report: no gnuplot: the Performance page has its tables but no charts "
-              "(make deps installs gnuplot-nox)", file=sys.stderr)
+        print(
+            "bench_report: no gnuplot: the Performance page has its tables but no charts "
+            "(make deps installs gnuplot-nox)",
+            file=sys.stderr,
+        )
     used = set()
     for date, name, path, rows in files:
         tag = base = "perf_" + slug(Path(path).stem)
@@ -639,30 +723,44 @@ def results_section(tag, date, path, rows, gnuplot, out):
     # Two runs of one day on one GPU (a lab measured again) differ by their commit.
     title += ", commit " + ", ".join(doxygen_text(c, heading=True) for c in commits)
     plural = "" if len(rows) == 1 else "s"
-    lines = [f"## {title} {{#{tag}}}", "",
-             f"- results file: `{Path(path).as_posix()}` ({len(rows)} row{plural})",
-             "- device: " + "; ".join(doxygen_text(d) for d in devices),
-             "- CUDA driver (`cudaDriverGetVersion`): " + "; ".join(driver_version(d)
-                                                                  for d in drivers),
-             "- kit commit: " + "; ".join(f"`{doxygen_text(c)}`" if doxygen_text(c) == c
-                                          else doxygen_text(c) for c in commits),
-             "- measured on: " + (date if date else
-                                  "not in the file's name (see \\ref perf_commit)"),
-             "- keys: " + ", ".join(doxygen_text(d) for d in dists), ""]
+    lines = [
+        f"## {title} {{#{tag}}}",
+        "",
+        f"- results file: `{Path(path).as_posix()}` ({len(rows)} row{plural})",
+        "- device: " + "; ".join(doxygen_text(d) for d in devices),
+        "- CUDA driver (`cudaDriverGetVersion`): " + "; ".join(driver_version(d) for d in drivers),
+        "- kit commit: "
+        + "; ".join(
+            f"`{doxygen_text(c)}`" if doxygen_text(c) == c else doxygen_text(c) for c in commits
+        ),
+        "- measured on: " + (date if date else "not in the file's name (see \\ref perf_commit)"),
+        "- keys: " + ", ".join(doxygen_text(d) for d in dists),
+        "",
+    ]
     if not gnuplot:
-        lines += ["No charts: gnuplot was not found when these pages were built (`make deps` "
-                  "installs gnuplot-nox); the tables below hold every number.", ""]
+        lines += [
+            "No charts: gnuplot was not found when these pages were built (`make deps` "
+            "installs gnuplot-nox); the tables below hold every number.",
+            "",
+        ]
     by_lab = defaultdict(list)
     for row in rows:
         by_lab[row["lab"]].append(row)
-    lines += [f"### Each tier beside CUB {{#{tag}_all}}", "",
-              "Each tier at n = 2<sup>24</sup>, or at its largest n when it was not measured "
-              "there; its ratios are to CUB's sorts of the same n in the same run.", ""]
+    lines += [
+        f"### Each tier beside CUB {{#{tag}_all}}",
+        "",
+        "Each tier at n = 2<sup>24</sup>, or at its largest n when it was not measured "
+        "there; its ratios are to CUB's sorts of the same n in the same run.",
+        "",
+    ]
     if gnuplot:
         script, bars = all_labs_chart(rows)
         draw(gnuplot, script, out / f"{tag}_all_2_24.svg", bars_size(bars))
-        lines += [f'\\image html {tag}_all_2_24.svg "Each tier beside CUB: keys per '
-                  'second, each labelled with its speed over CUB"', ""]
+        lines += [
+            f'\\image html {tag}_all_2_24.svg "Each tier beside CUB: keys per '
+            'second, each labelled with its speed over CUB"',
+            "",
+        ]
     lines += lab_table(compared_rows(rows), with_lab=True)
     for lab in sorted(by_lab, key=lab_sort_key):
         mine = by_lab[lab]
@@ -671,11 +769,13 @@ def results_section(tag, date, path, rows, gnuplot, out):
         if page_id:
             lines += [f"The lab's handout: \\ref {page_id}.", ""]
         if gnuplot:
-            draw(gnuplot, lab_chart(lab, mine), out / f"{tag}_lab_{slug(lab)}.svg",
-                 LAB_SIZE)
+            draw(gnuplot, lab_chart(lab, mine), out / f"{tag}_lab_{slug(lab)}.svg", LAB_SIZE)
             name = re.sub(r"[^\w .:-]", " ", lab)  # a caption: no quote, no command
-            lines += [f'\\image html {tag}_lab_{slug(lab)}.svg "{name}: keys per second '
-                      'against n, beside CUB and std::sort"', ""]
+            lines += [
+                f'\\image html {tag}_lab_{slug(lab)}.svg "{name}: keys per second '
+                'against n, beside CUB and std::sort"',
+                "",
+            ]
         lines += lab_table(mine, with_lab=False)
         notes = tier_notes(lab, {row["tier"] for row in mine})
         if notes:
@@ -688,21 +788,32 @@ def lab_table(rows, with_lab):
     """Markdown table lines: a row per (tier, n), ratios to the run's own baselines."""
     several = len({row["distribution"] for row in rows}) > 1
     pairs = has_pairs(rows)
-    heads = (["lab"] if with_lab else []) + ["tier", "n", "ms", "Gkeys/s", "vs CUB radix"] + \
-        (["vs CUB radix pairs"] if pairs else []) + ["vs CUB merge", "vs std::sort (1 core)",
-                                                      "floor"]
+    heads = (
+        (["lab"] if with_lab else [])
+        + ["tier", "n", "ms", "Gkeys/s", "vs CUB radix"]
+        + (["vs CUB radix pairs"] if pairs else [])
+        + ["vs CUB merge", "vs std::sort (1 core)", "floor"]
+    )
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-    for row in sorted(rows, key=lambda r: (lab_sort_key(r["lab"]), r["tier"],
-                                           r["distribution"], r["n"])):
+    for row in sorted(
+        rows, key=lambda r: (lab_sort_key(r["lab"]), r["tier"], r["distribution"], r["n"])
+    ):
         tier = doxygen_text(row["tier"])
         if several:
             tier += f" ({doxygen_text(row['distribution'])})"
         floor = floor_share(row).replace("%", "\\%")  # a bare % is a Doxygen command
-        cells = ([doxygen_text(row["lab"])] if with_lab else []) + [
-            tier, show_n(row["n"]), f"{row['ms']:.3f}", sig3(gkeys(row["n"], row["ms"])),
-            ratio(row["cub_radix_ms"], row["ms"])] + (
-            [ratio(row["cub_radix_pairs_ms"], row["ms"])] if pairs else []) + [
-            ratio(row["cub_merge_ms"], row["ms"]), ratio(row["std_sort_ms"], row["ms"]), floor]
+        cells = (
+            ([doxygen_text(row["lab"])] if with_lab else [])
+            + [
+                tier,
+                show_n(row["n"]),
+                f"{row['ms']:.3f}",
+                sig3(gkeys(row["n"], row["ms"])),
+                ratio(row["cub_radix_ms"], row["ms"]),
+            ]
+            + ([ratio(row["cub_radix_pairs_ms"], row["ms"])] if pairs else [])
+            + [ratio(row["cub_merge_ms"], row["ms"]), ratio(row["std_sort_ms"], row["ms"]), floor]
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]
 
@@ -719,8 +830,9 @@ def bars_size(bars):
 
 def draw(gnuplot, script, svg, size=(900, 520)):
     head = f"set terminal svg size {size[0]},{size[1]} dynamic enhanced font 'sans,12'\n"
-    result = subprocess.run([gnuplot], input=head + f"set output '{svg}'\n" + script,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [gnuplot], input=head + f"set output '{svg}'\n" + script, capture_output=True, text=True
+    )
     if result.returncode != 0 or not svg.is_file():
         raise BadRows(f"gnuplot could not draw {svg.name}: {result.stderr.strip()[-400:]}")
 
@@ -736,16 +848,20 @@ def page_main(argv):
     except (BadRows, OSError) as err:
         print(f"bench_report: {err}", file=sys.stderr)
         return 2
-    print(f"bench_report: the Performance page from {len(files)} results file"
-          f"{'' if len(files) == 1 else 's'}: {out}/performance.md")
+    print(
+        f"bench_report: the Performance page from {len(files)} results file"
+        f"{'' if len(files) == 1 else 's'}: {out}/performance.md"
+    )
     return 0
 
 
 # What make bench-report needs when it has no rows (BENCH_CSV empty, or gpu-check's file not
 # written yet): one line that says what to pass, rather than Python's "[Errno 2]".
-NO_ROWS_HINT = ("pass the benchmark rows to draw: make bench-report BENCH_CSV=FILE... (files "
-                "a driver's --bench --csv FILE wrote; make gpu-check GPU_CHECK_STEPS=bench "
-                "writes build/gpu-check/bench.csv)")
+NO_ROWS_HINT = (
+    "pass the benchmark rows to draw: make bench-report BENCH_CSV=FILE... (files "
+    "a driver's --bench --csv FILE wrote; make gpu-check GPU_CHECK_STEPS=bench "
+    "writes build/gpu-check/bench.csv)"
+)
 
 
 def main(argv):
@@ -760,21 +876,20 @@ def main(argv):
         return 2
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
-        print(f"bench_report: {', '.join(missing)}: no such file; {NO_ROWS_HINT}",
-              file=sys.stderr)
+        print(f"bench_report: {', '.join(missing)}: no such file; {NO_ROWS_HINT}", file=sys.stderr)
         return 2
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        print("bench_report: needs gnuplot (apt install gnuplot-nox, or make deps)",
-              file=sys.stderr)
+        print(
+            "bench_report: needs gnuplot (apt install gnuplot-nox, or make deps)", file=sys.stderr
+        )
         return 3
     try:
         rows = read_rows(paths)
         for path in paths:  # drawn all the same (a working file), but the reader is told
             mixed = mixed_runs([row for row in rows if row["file"] == str(path)], path)
             if mixed:
-                print(f"bench_report: warning: {mixed}; its charts mix the runs",
-                      file=sys.stderr)
+                print(f"bench_report: warning: {mixed}; its charts mix the runs", file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         by_lab = defaultdict(list)
         for row in rows:
@@ -787,8 +902,10 @@ def main(argv):
     except (BadRows, OSError) as err:
         print(f"bench_report: {err}", file=sys.stderr)
         return 2
-    print(f"bench_report: {len(rows)} rows, {len(by_lab)} labs: {out}/report.md and "
-          f"{len(by_lab) + 1} charts")
+    print(
+        f"bench_report: {len(rows)} rows, {len(by_lab)} labs: {out}/report.md and "
+        f"{len(by_lab) + 1} charts"
+    )
     return 0
 
 

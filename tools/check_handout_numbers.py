@@ -25,9 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TIE = re.compile(r"<!--\s*(\d+)\s*=\s*([^>]*?)\s*-->")
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Z][A-Z0-9_]*)\s+(.+?)\s*(?:/[/*].*)?$")
-OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-             ast.FloorDiv: operator.floordiv, ast.Div: operator.floordiv,
-             ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
 
 
 def constant_sources(root=ROOT):
@@ -68,6 +75,7 @@ def evaluate(text, defines, depth=0):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -value(node.operand)
         raise ValueError(f"cannot evaluate {ast.unparse(node)!r}")
+
     return value(tree)
 
 
@@ -88,8 +96,10 @@ def check_file(path, defines):
             if actual != claimed:
                 problems.append(f"{where}: says {claimed} for {expression}, which is {actual}")
             elif not re.search(rf"(?<!\d)(?<!\d\.){claimed}(?!\d|\.\d)", outside):
-                problems.append(f"{where}: ties {claimed} to {expression}, but the line does "
-                                "not show that number")
+                problems.append(
+                    f"{where}: ties {claimed} to {expression}, but the line does "
+                    "not show that number"
+                )
     return ties, problems
 
 

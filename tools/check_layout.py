@@ -39,8 +39,9 @@ MODULE_LINE = re.compile(r"^    (?P<name>[a-z_]+)\s{2,}\S")
 def kit_files(root):
     """The kit's files, relative to root."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
-                                check=True).stdout.decode()
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True
+        ).stdout.decode()
         return [Path(p) for p in listed.split("\0") if p]
     except (OSError, subprocess.CalledProcessError):
         return [p.relative_to(root) for p in root.rglob("*") if p.is_file()]
@@ -56,8 +57,11 @@ def kit_folders(files):
         for depth in (1, 2):
             if len(parts) >= depth:
                 folder = "/".join(parts[:depth])
-                folders.add(re.sub(r"/\d\d-[A-Za-z0-9_]+$", "/NN-name", folder)
-                            if LAB_FOLDER.match(folder) else folder)
+                folders.add(
+                    re.sub(r"/\d\d-[A-Za-z0-9_]+$", "/NN-name", folder)
+                    if LAB_FOLDER.match(folder)
+                    else folder
+                )
     return folders
 
 
@@ -89,8 +93,9 @@ def check_maps(root, folders, student_package):
             problems.append(f"{page}: the folder {folder}/ is not in the layout table")
         for folder, text in sorted(rows.items()):
             present = folder in folders or (root / folder).is_dir()
-            absent_ok = (any(words in text for words in MAY_BE_ABSENT)
-                         or (student_package and INSTRUCTORS_ONLY in text))
+            absent_ok = any(words in text for words in MAY_BE_ABSENT) or (
+                student_package and INSTRUCTORS_ONLY in text
+            )
             if not present and not absent_ok:
                 problems.append(f"{page}: the layout table names {folder}/, which is not here")
     if len(tables) == 2 and tables[0] != tables[1]:
@@ -104,9 +109,12 @@ def check_kitgrader(root):
     listed = {m["name"] for m in map(MODULE_LINE.match, doc.splitlines()) if m}
     modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
     where = "grading/kitgrader/__init__.py"
-    return ([f"{where}: the module {name} is not in its list" for name in sorted(modules - listed)]
-            + [f"{where}: its list names {name}, which is not a module"
-               for name in sorted(listed - modules)])
+    return [
+        f"{where}: the module {name} is not in its list" for name in sorted(modules - listed)
+    ] + [
+        f"{where}: its list names {name}, which is not a module"
+        for name in sorted(listed - modules)
+    ]
 
 
 def check_help(root):
@@ -115,10 +123,12 @@ def check_help(root):
     if not phony:
         return ["Makefile: no .PHONY list"]
     targets = set(phony.group(1).replace("\\\n", " ").split()) - {"FORCE"}
-    shown = subprocess.run(["make", "--no-print-directory", "-s", "help"], cwd=root,
-                           capture_output=True, text=True).stdout
+    shown = subprocess.run(
+        ["make", "--no-print-directory", "-s", "help"], cwd=root, capture_output=True, text=True
+    ).stdout
     named = set(re.findall(r"\bmake ([a-z][a-z-]*)", shown)) | (
-        {"all"} if re.search(r"^\s+make\s{2,}", shown, re.M) else set())
+        {"all"} if re.search(r"^\s+make\s{2,}", shown, re.M) else set()
+    )
     return [f"make help does not list the target {t}" for t in sorted(targets - named)]
 
 
@@ -126,8 +136,11 @@ def problems_of(root):
     """Every way the kit at root is not what its maps say."""
     student_package = not (root / "solutions").is_dir()
     # The student package's make help lists the students' targets only.
-    return (check_maps(root, kit_folders(kit_files(root)), student_package)
-            + check_kitgrader(root) + ([] if student_package else check_help(root)))
+    return (
+        check_maps(root, kit_folders(kit_files(root)), student_package)
+        + check_kitgrader(root)
+        + ([] if student_package else check_help(root))
+    )
 
 
 def main():

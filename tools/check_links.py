@@ -6,7 +6,6 @@ Links with a scheme (https:, mailto:) are not followed (the docs are read offlin
 MathJax's own files are not checked.
 usage: tools/check_links.py HTML_DIR     exit 0 all good, 1 broken links (listed)
 """
-import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path

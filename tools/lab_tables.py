@@ -31,10 +31,13 @@ def labs():
         title = TITLE.match(lines[0]) if lines else None
         summary = SUMMARY.match(lines[1]) if len(lines) > 1 else None
         if not title or not summary:
-            raise SystemExit(f"lab_tables: {handout.relative_to(ROOT)} must start with "
-                             "'# Lab NN: title {#labNN}' and '<!-- summary: ... -->'")
-        found.append((handout.parent.name, title["num"], title["title"], title["anchor"],
-                      summary["text"]))
+            raise SystemExit(
+                f"lab_tables: {handout.relative_to(ROOT)} must start with "
+                "'# Lab NN: title {#labNN}' and '<!-- summary: ... -->'"
+            )
+        found.append(
+            (handout.parent.name, title["num"], title["title"], title["anchor"], summary["text"])
+        )
     return found
 
 
@@ -46,8 +49,10 @@ def readme_table(found):
 
 def mainpage_table(found):
     rows = ["| lab | what you build | handout |", "|---|---|---|"]
-    rows += [f"| {num} {title} | {text} | \\ref {anchor} \"handout\" |"
-             for _, num, title, anchor, text in found]
+    rows += [
+        f'| {num} {title} | {text} | \\ref {anchor} "handout" |'
+        for _, num, title, anchor, text in found
+    ]
     return rows
 
 
@@ -67,8 +72,10 @@ def main(argv):
         return 2
     found = labs()
     stale = []
-    for page, table in ((ROOT / "README.md", readme_table), (ROOT / "docs/mainpage.md",
-                                                             mainpage_table)):
+    for page, table in (
+        (ROOT / "README.md", readme_table),
+        (ROOT / "docs/mainpage.md", mainpage_table),
+    ):
         wanted = with_table(page, table(found))
         if wanted != page.read_text(encoding="utf-8"):
             stale.append(str(page.relative_to(ROOT)))
@@ -76,8 +83,10 @@ def main(argv):
                 page.write_text(wanted, encoding="utf-8")
     if check:
         for page in stale:
-            print(f"lab_tables: the table of labs in {page} is out of date: run "
-                  "python3 tools/lab_tables.py")
+            print(
+                f"lab_tables: the table of labs in {page} is out of date: run "
+                "python3 tools/lab_tables.py"
+            )
         print(f"check-lab-tables: {2 - len(stale)} passed, {len(stale)} failed")
         return 1 if stale else 0
     for page in stale:

@@ -152,8 +152,9 @@ static int merge_path_write_svg(const merge_picture *m, FILE *out)
             width, height, width, height);
     fprintf(out, "<title>%s, pieces of %zu output keys</title>\n", title, m->piece);
     fprintf(out, "<rect width=\"%u\" height=\"%u\" fill=\"white\"/>\n", width, height);
-    fprintf(out, "<text x=\"24\" y=\"24\" font-size=\"15\" font-weight=\"bold\">%s, pieces of %zu "
-                 "output keys</text>\n",
+    fprintf(out,
+            "<text x=\"24\" y=\"24\" font-size=\"15\" font-weight=\"bold\">%s, pieces of %zu "
+            "output keys</text>\n",
             title, m->piece);
 
     /* The runs' labels: b across the top, a down the side. */
@@ -253,8 +254,7 @@ static int merge_path_write_svg(const merge_picture *m, FILE *out)
                 px + 11, py - 12, k, i, k - i);
     }
     /* The ends of the path. */
-    fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"5\" fill=\"#222\"/>\n", corner_x(0),
-            corner_y(0));
+    fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"5\" fill=\"#222\"/>\n", corner_x(0), corner_y(0));
     fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"5\" fill=\"#222\"/>\n", corner_x(nb),
             corner_y(na));
 
@@ -359,8 +359,8 @@ static long parse_run(const char *prog, const char *name, const char *text, unsi
         }
         unsigned long key;
         if (parse_number(item, 0xFFFFFFFFul, &key) != 0) {
-            fprintf(stderr, "%s: %s: '%s' is not a key (a decimal number up to 4294967295)\n",
-                    prog, name, item);
+            fprintf(stderr, "%s: %s: '%s' is not a key (a decimal number up to 4294967295)\n", prog,
+                    name, item);
             return -1;
         }
         if (len == MAX_RUN) {

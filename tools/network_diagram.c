@@ -78,8 +78,8 @@ static void *grow(void *array, size_t *capacity, size_t needed, size_t item_size
 /** Appends a column; returns its index, or -1 when memory runs out. */
 static long network_add_column(network *net, const char *label, int shaded)
 {
-    column *columns = grow(net->columns, &net->column_capacity, net->column_count + 1,
-                           sizeof *columns);
+    column *columns =
+        grow(net->columns, &net->column_capacity, net->column_count + 1, sizeof *columns);
     if (!columns) {
         return -1;
     }
@@ -93,8 +93,8 @@ static long network_add_column(network *net, const char *label, int shaded)
 /** Appends a comparator to column @p col; returns 0, or -1 when memory runs out. */
 static int network_add_comparator(network *net, unsigned col, unsigned to_min, unsigned to_max)
 {
-    comparator *list = grow(net->comparators, &net->comparator_capacity,
-                            net->comparator_count + 1, sizeof *list);
+    comparator *list =
+        grow(net->comparators, &net->comparator_capacity, net->comparator_count + 1, sizeof *list);
     if (!list) {
         return -1;
     }
@@ -114,13 +114,13 @@ static void network_free(network *net)
  * ------------------------------------------------------------------------------------------ */
 
 enum {
-    WIRE_GAP = 36,     /* vertical distance between wires */
-    LANE_GAP = 16,     /* horizontal distance between overlapping comparators of one column */
-    COLUMN_MIN = 76,   /* narrowest column: room for its label */
-    COLUMN_PAD = 14,   /* space left and right of the comparators inside a column */
-    LEFT = 56,         /* wire labels */
+    WIRE_GAP = 36,   /* vertical distance between wires */
+    LANE_GAP = 16,   /* horizontal distance between overlapping comparators of one column */
+    COLUMN_MIN = 76, /* narrowest column: room for its label */
+    COLUMN_PAD = 14, /* space left and right of the comparators inside a column */
+    LEFT = 56,       /* wire labels */
     RIGHT = 24,
-    TOP = 84,          /* title and column labels */
+    TOP = 84, /* title and column labels */
     BOTTOM = 22,
     DOT_RADIUS = 5,
 };
@@ -156,8 +156,7 @@ static void assign_lanes(const network *net, unsigned *lane, unsigned *lanes_in)
                 const comparator *cj = &net->comparators[j];
                 unsigned lo_j = min_u(cj->to_min, cj->to_max);
                 unsigned hi_j = max_u(cj->to_min, cj->to_max);
-                if (cj->column == ci->column && lane[j] == candidate && lo <= hi_j &&
-                    lo_j <= hi) {
+                if (cj->column == ci->column && lane[j] == candidate && lo <= hi_j && lo_j <= hi) {
                     ++candidate;
                     moved = 1;
                 }
@@ -173,12 +172,23 @@ static void put_xml_text(FILE *out, const char *text)
 {
     for (; *text; ++text) {
         switch (*text) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default: fputc(*text, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&apos;", out);
+            break;
+        default:
+            fputc(*text, out);
         }
     }
 }
@@ -187,7 +197,8 @@ static void put_xml_text(FILE *out, const char *text)
  * Draws @p net as a standalone SVG document. A comparator whose smaller key goes to the
  * lower-numbered wire (the usual, ascending one) is a plain segment with two dots; one that
  * sends the smaller key down (descending, as in bitonic sort) has a dot at the wire that
- * receives the smaller key and an arrowhead pointing at the wire that receives the larger. Returns 0, or -1 when memory runs out.
+ * receives the smaller key and an arrowhead pointing at the wire that receives the larger. Returns
+ * 0, or -1 when memory runs out.
  */
 static int network_write_svg(const network *net, FILE *out)
 {
@@ -233,8 +244,7 @@ static int network_write_svg(const network *net, FILE *out)
     fputs("</text>\n", out);
     for (size_t c = 0; c < columns; ++c) {
         if (net->columns[c].shaded) {
-            fprintf(out,
-                    "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"#eef3fb\"/>\n",
+            fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"#eef3fb\"/>\n",
                     column_x[c], TOP - 18, column_w[c], wires_h + 36);
         }
         unsigned center = column_x[c] + column_w[c] / 2;
@@ -274,8 +284,8 @@ static int network_write_svg(const network *net, FILE *out)
         const comparator *cmp = &net->comparators[i];
         unsigned c = cmp->column;
         unsigned lanes = max_u(lanes_in[c], 1);
-        unsigned cx = column_x[c] + column_w[c] / 2 - (lanes - 1) * LANE_GAP / 2 +
-                      lane[i] * LANE_GAP;
+        unsigned cx =
+            column_x[c] + column_w[c] / 2 - (lanes - 1) * LANE_GAP / 2 + lane[i] * LANE_GAP;
         unsigned y_min = TOP + cmp->to_min * WIRE_GAP, y_max = TOP + cmp->to_max * WIRE_GAP;
         int descending = cmp->to_min > cmp->to_max;
         fprintf(out,
@@ -285,8 +295,8 @@ static int network_write_svg(const network *net, FILE *out)
         fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"%d\" fill=\"#222\"/>\n", cx, y_min,
                 DOT_RADIUS);
         if (!descending) { /* the arrowhead marks the max end of a descending one */
-            fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"%d\" fill=\"#222\"/>\n", cx,
-                    y_max, DOT_RADIUS);
+            fprintf(out, "<circle cx=\"%u\" cy=\"%u\" r=\"%d\" fill=\"#222\"/>\n", cx, y_max,
+                    DOT_RADIUS);
         }
     }
     fputs("</svg>\n", out);
@@ -320,8 +330,8 @@ static int oddeven_network(network *net, unsigned n)
         size_t pairs = oddeven_pair_count(n, phase);
         for (size_t pair = 0; pair < pairs; ++pair) {
             size_t left = oddeven_pair_left(pair, phase);
-            if (network_add_comparator(net, (unsigned)col, (unsigned)left,
-                                       (unsigned)(left + 1)) != 0) {
+            if (network_add_comparator(net, (unsigned)col, (unsigned)left, (unsigned)(left + 1)) !=
+                0) {
                 return -1;
             }
         }
@@ -343,8 +353,8 @@ static int bitonic_network(network *net, unsigned n)
         }
     }
     net->wires = n;
-    snprintf(net->title, sizeof net->title,
-             "Bitonic sort, n = %u: %u steps, %u comparators", n, steps, steps * (n / 2));
+    snprintf(net->title, sizeof net->title, "Bitonic sort, n = %u: %u steps, %u comparators", n,
+             steps, steps * (n / 2));
 
     unsigned stage = 0;
     for (unsigned size = 2; size <= n; size *= 2, ++stage) {
@@ -421,8 +431,8 @@ int main(int argc, char **argv)
             const char *value = argv[++i];
             if (arg[1] == 'n') {
                 if (parse_wires(value, &n) != 0) {
-                    fprintf(stderr, "%s: -n wants a whole number from 1 to %u, not '%s'\n",
-                            prog, MAX_WIRES, value);
+                    fprintf(stderr, "%s: -n wants a whole number from 1 to %u, not '%s'\n", prog,
+                            MAX_WIRES, value);
                     return KIT_EXIT_USAGE;
                 }
             } else {

@@ -79,8 +79,7 @@ int main(int argc, char **argv)
             state = IN_STUB;
         } else if (marker(line, "END SOLUTION */", &indent)) {
             if (state == OUTSIDE) {
-                fprintf(stderr, "%s:%ld: END SOLUTION without BEGIN SOLUTION\n", argv[1],
-                        number);
+                fprintf(stderr, "%s:%ld: END SOLUTION without BEGIN SOLUTION\n", argv[1], number);
                 return 2;
             }
             state = OUTSIDE;

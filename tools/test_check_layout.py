@@ -33,8 +33,9 @@ class LayoutMaps(unittest.TestCase):
                 (self.kit / name / "file").write_text("x\n")
         for page in check_layout.MAPS:
             shutil.copy(ROOT / page, self.kit / page)
-        shutil.copy(ROOT / "grading/kitgrader/__init__.py",
-                    self.kit / "grading/kitgrader/__init__.py")
+        shutil.copy(
+            ROOT / "grading/kitgrader/__init__.py", self.kit / "grading/kitgrader/__init__.py"
+        )
         for module in (ROOT / "grading/kitgrader").glob("*.py"):
             shutil.copy(module, self.kit / "grading/kitgrader" / module.name)
         (self.kit / "grading/kitgrader/file").unlink()
@@ -42,9 +43,11 @@ class LayoutMaps(unittest.TestCase):
     def problems(self):
         kit = self.kit
         folders = check_layout.kit_folders(
-            [p.relative_to(kit) for p in kit.rglob("*") if p.is_file()])
-        return (check_layout.check_maps(kit, folders, student_package=False)
-                + check_layout.check_kitgrader(kit))
+            [p.relative_to(kit) for p in kit.rglob("*") if p.is_file()]
+        )
+        return check_layout.check_maps(
+            kit, folders, student_package=False
+        ) + check_layout.check_kitgrader(kit)
 
     def test_the_copy_is_true(self):
         self.assertEqual(self.problems(), [])
@@ -64,14 +67,16 @@ class LayoutMaps(unittest.TestCase):
     def test_a_row_for_a_folder_that_went(self):
         shutil.rmtree(self.kit / "grading/calls")
         found = self.problems()
-        self.assertTrue(found and all("names grading/calls/, which is not here" in p
-                                      for p in found), found)
+        self.assertTrue(
+            found and all("names grading/calls/, which is not here" in p for p in found), found
+        )
 
     def test_instructors_only_folders_may_be_absent_in_a_student_package(self):
         shutil.rmtree(self.kit / "grading/gradescope")
         kit = self.kit
         folders = check_layout.kit_folders(
-            [p.relative_to(kit) for p in kit.rglob("*") if p.is_file()])
+            [p.relative_to(kit) for p in kit.rglob("*") if p.is_file()]
+        )
         self.assertEqual(check_layout.check_maps(kit, folders, student_package=True), [])
         self.assertTrue(check_layout.check_maps(kit, folders, student_package=False))
 

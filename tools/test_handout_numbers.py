@@ -31,18 +31,22 @@ class Ties(unittest.TestCase):
     def test_a_number_that_matches_its_constant_passes(self):
         ties, problems = self.problems(
             "search at `min(19t, pa + pb)` <!-- 19 = LAB_ITEMS -->\n"
-            "a tile of 2432 keys <!-- 2432 = LAB_REG_TILE --> in 16 digits <!-- 16 = LAB_DIGITS -->\n")
+            "a tile of 2432 keys <!-- 2432 = LAB_REG_TILE --> in 16 digits <!-- 16 = LAB_DIGITS -->\n"
+        )
         self.assertEqual((ties, problems), (3, []))
 
     def test_a_number_out_of_step_with_its_constant_fails_naming_the_line(self):
-        ties, problems = self.problems("intro\nsearch at `min(15t, pa + pb)` <!-- 15 = LAB_ITEMS -->\n")
+        ties, problems = self.problems(
+            "intro\nsearch at `min(15t, pa + pb)` <!-- 15 = LAB_ITEMS -->\n"
+        )
         self.assertEqual(ties, 1)
         self.assertEqual(len(problems), 1)
         self.assertIn("README.md:2: says 15 for LAB_ITEMS, which is 19", problems[0])
 
     def test_a_tie_to_an_unknown_name_or_to_a_number_not_shown_fails(self):
-        _, problems = self.problems("a tile of 2048 <!-- 2048 = LAB_TILES -->\n"
-                                    "a tile of keys <!-- 2048 = LAB_TILE -->\n")
+        _, problems = self.problems(
+            "a tile of 2048 <!-- 2048 = LAB_TILES -->\n" "a tile of keys <!-- 2048 = LAB_TILE -->\n"
+        )
         self.assertEqual(len(problems), 2)
         self.assertIn("LAB_TILES is not a constant", problems[0])
         self.assertIn("does not show that number", problems[1])
@@ -58,6 +62,8 @@ class Ties(unittest.TestCase):
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=0).result
-    print(f"check-handout-numbers tests: {result.testsRun - len(result.failures) - len(result.errors)}"
-          f" passed, {len(result.failures) + len(result.errors)} failed")
+    print(
+        f"check-handout-numbers tests: {result.testsRun - len(result.failures) - len(result.errors)}"
+        f" passed, {len(result.failures) + len(result.errors)} failed"
+    )
     sys.exit(0 if result.wasSuccessful() else 1)

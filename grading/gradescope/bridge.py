@@ -44,8 +44,17 @@ from pathlib import Path
 
 MARGIN_S = 300  # of Gradescope's limit: the transfers, the host's start, the answer here
 MAX_ANSWER_BYTES = 32 * 2**20
-SETTINGS = ("GPU_HOST", "GPU_PORT", "GPU_USER", "KEY_FILE", "KNOWN_HOSTS_FILE",
-            "GRADESCOPE_LIMIT_MIN", "CONNECT_TIMEOUT_S", "KIT_SANDBOX", "KIT_CUDA_ARCH")
+SETTINGS = (
+    "GPU_HOST",
+    "GPU_PORT",
+    "GPU_USER",
+    "KEY_FILE",
+    "KNOWN_HOSTS_FILE",
+    "GRADESCOPE_LIMIT_MIN",
+    "CONNECT_TIMEOUT_S",
+    "KIT_SANDBOX",
+    "KIT_CUDA_ARCH",
+)
 
 
 def read_config(path):
@@ -95,19 +104,49 @@ def ssh_command(config, conf_dir, work, seconds):
     key = key_copy(work)
     key.parent.mkdir(mode=0o700, exist_ok=True)
     key.parent.chmod(0o700)
-    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out, \
-            open(conf_dir / config["KEY_FILE"], "rb") as source:
+    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out, open(
+        conf_dir / config["KEY_FILE"], "rb"
+    ) as source:
         shutil.copyfileobj(source, out)
     timeout = config["CONNECT_TIMEOUT_S"]
-    return ["ssh", "-T", "-i", str(key), "-p", config["GPU_PORT"],
-            "-F", "/dev/null",
-            "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
-            "-o", f"UserKnownHostsFile={conf_dir / config['KNOWN_HOSTS_FILE']}",
-            "-o", "GlobalKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=yes",
-            "-o", f"ConnectTimeout={timeout}", "-o", "ServerAliveInterval=15",
-            "-o", "ServerAliveCountMax=8", "-o", "ForwardAgent=no", "-o", "ForwardX11=no",
-            "-o", "ClearAllForwardings=yes", "-o", "LogLevel=ERROR",
-            f"{config['GPU_USER']}@{config['GPU_HOST']}", f"grade {seconds}"]
+    return [
+        "ssh",
+        "-T",
+        "-i",
+        str(key),
+        "-p",
+        config["GPU_PORT"],
+        "-F",
+        "/dev/null",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        "IdentityAgent=none",
+        "-o",
+        f"UserKnownHostsFile={conf_dir / config['KNOWN_HOSTS_FILE']}",
+        "-o",
+        "GlobalKnownHostsFile=/dev/null",
+        "-o",
+        "StrictHostKeyChecking=yes",
+        "-o",
+        f"ConnectTimeout={timeout}",
+        "-o",
+        "ServerAliveInterval=15",
+        "-o",
+        "ServerAliveCountMax=8",
+        "-o",
+        "ForwardAgent=no",
+        "-o",
+        "ForwardX11=no",
+        "-o",
+        "ClearAllForwardings=yes",
+        "-o",
+        "LogLevel=ERROR",
+        f"{config['GPU_USER']}@{config['GPU_HOST']}",
+        f"grade {seconds}",
+    ]
 
 
 # ssh's words when the host's sshd dropped the connection before the login (its MaxStartups
@@ -121,13 +160,20 @@ def run_ssh(command, data, timeout):
     the connection before the login; TimeoutExpired past `timeout` in all."""
     deadline = time.monotonic() + timeout
     for attempt in range(CONNECT_TRIES):
-        done = subprocess.run(command, input=data, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE,
-                              timeout=max(1, deadline - time.monotonic()))
+        done = subprocess.run(
+            command,
+            input=data,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=max(1, deadline - time.monotonic()),
+        )
         said = done.stderr.decode(errors="replace")
         pause = 2 ** (attempt + 1) * (0.5 + random.random())
-        if (done.returncode != 255 or not any(word in said for word in DROPPED) or
-                time.monotonic() + pause + 60 > deadline):
+        if (
+            done.returncode != 255
+            or not any(word in said for word in DROPPED)
+            or time.monotonic() + pause + 60 > deadline
+        ):
             return done
         time.sleep(pause)
     return done
@@ -139,8 +185,11 @@ def ask_host(config, conf_dir, submission, work):
     limit = int(config["GRADESCOPE_LIMIT_MIN"]) * 60
     seconds = limit - MARGIN_S
     if seconds < 60:
-        return None, (f"GRADESCOPE_LIMIT_MIN={config['GRADESCOPE_LIMIT_MIN']} leaves no time to "
-                      "grade"), False
+        return (
+            None,
+            (f"GRADESCOPE_LIMIT_MIN={config['GRADESCOPE_LIMIT_MIN']} leaves no time to " "grade"),
+            False,
+        )
     command = ssh_command(config, conf_dir, work, seconds)
     try:
         done = run_ssh(command, pack(submission), limit - MARGIN_S // 2)
@@ -150,14 +199,16 @@ def ask_host(config, conf_dir, submission, work):
         return None, f"ssh could not run here ({err})", False
     said = done.stderr.decode(errors="replace").strip().splitlines()
     if done.returncode != 0:  # 255: ssh's own failure; else the host's end refused or failed
-        return None, "; ".join(said[-2:]) or f"ssh exit {done.returncode}", \
-            done.returncode != 255
+        return None, "; ".join(said[-2:]) or f"ssh exit {done.returncode}", done.returncode != 255
     if len(done.stdout) > MAX_ANSWER_BYTES:
         return None, "its answer was too large", True
     try:
         with tarfile.open(fileobj=io.BytesIO(done.stdout), mode="r:gz") as archive:
-            files = {m.name: archive.extractfile(m).read() for m in archive.getmembers()
-                     if m.isfile() and m.name in ("results.json", "grade.txt", "status")}
+            files = {
+                m.name: archive.extractfile(m).read()
+                for m in archive.getmembers()
+                if m.isfile() and m.name in ("results.json", "grade.txt", "status")
+            }
     except (tarfile.TarError, EOFError) as err:
         return None, f"its answer was not readable ({err})", True
     table = files.get("grade.txt", b"").decode(errors="replace")
@@ -191,20 +242,37 @@ def checked_here(kit, submission, work):
     the emulated tests (no points), as text; or why it could not. Never unisolated: under
     KIT_SANDBOX=none the submission's code would run as this container's root."""
     if os.environ.get("KIT_SANDBOX", "").strip() == "none":
-        return ("(nothing was run here: this autograder's sandbox is 'none', and a submission's "
-                "code does not run unisolated beside the link to the GPU host)")
+        return (
+            "(nothing was run here: this autograder's sandbox is 'none', and a submission's "
+            "code does not run unisolated beside the link to the GPU host)"
+        )
     if not (kit / "build" / "grading.env").exists():
         return "(the kit in this container is not built, so nothing could be checked here)"
     try:
-        done = subprocess.run([sys.executable, str(kit / "grading" / "grade"), "-q", "--build",
-                               str(kit / "build"), "--out", str(work / "local"),
-                               str(submission)], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=1200,
-                              env=dict(os.environ, KIT_GRADESCOPE="1"))
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(kit / "grading" / "grade"),
+                "-q",
+                "--build",
+                str(kit / "build"),
+                "--out",
+                str(work / "local"),
+                str(submission),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=1200,
+            env=dict(os.environ, KIT_GRADESCOPE="1"),
+        )
     except subprocess.TimeoutExpired:
         return "(the checks here did not finish in time)"
-    lines = [line for line in done.stdout.splitlines()
-             if not line.startswith(("results:", "isolation:", "time "))]
+    lines = [
+        line
+        for line in done.stdout.splitlines()
+        if not line.startswith(("results:", "isolation:", "time "))
+    ]
     return "\n".join(lines).replace(str(submission) + "/", "")
 
 
@@ -229,29 +297,48 @@ def check_link(config_path):
     host = f"{config['GPU_USER']}@{config['GPU_HOST']}:{config['GPU_PORT']}"
     if done is None or done.returncode == 255:
         said = done.stderr.decode(errors="replace").strip().splitlines()[-1:] if done else []
-        print(f"gradescope-check: the host did not answer ({host}): "
-              f"{said[0] if said else 'no answer in 120 s'}")
+        print(
+            f"gradescope-check: the host did not answer ({host}): "
+            f"{said[0] if said else 'no answer in 120 s'}"
+        )
         return 2
     text = done.stdout.decode(errors="replace").strip()
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip()
-        print(f"gradescope-check: the host answered ({host}) but refused the check: {said} "
-              "(is its bridge_host.py older than this kit's? It must take 'check')")
+        print(
+            f"gradescope-check: the host answered ({host}) but refused the check: {said} "
+            "(is its bridge_host.py older than this kit's? It must take 'check')"
+        )
         return 1
     print(f"gradescope-check: the host answered ({host}):")
     print("\n".join("  " + line for line in text.splitlines()))
-    usable = any(line.startswith("GPUs: ") and not line.startswith("GPUs: none")
-                 for line in text.splitlines()) and "built: yes" in text
-    print("gradescope-check: " + ("the link works: submissions will be graded there" if usable
-                                  else "the host answered, but cannot grade (no usable GPU, or "
-                                  "its kit is not built): see the lines above"))
+    usable = (
+        any(
+            line.startswith("GPUs: ") and not line.startswith("GPUs: none")
+            for line in text.splitlines()
+        )
+        and "built: yes" in text
+    )
+    print(
+        "gradescope-check: "
+        + (
+            "the link works: submissions will be graded there"
+            if usable
+            else "the host answered, but cannot grade (no usable GPU, or "
+            "its kit is not built): see the lines above"
+        )
+    )
     return 0 if usable else 1
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only ask the host whether it "
-                        "would grade (make gradescope-check); needs --config alone")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only ask the host whether it "
+        "would grade (make gradescope-check); needs --config alone",
+    )
     parser.add_argument("--config", required=True)
     for name in ("--submission", "--results", "--work", "--kit"):
         parser.add_argument(name)
@@ -268,14 +355,20 @@ def main():
     try:
         config = read_config(args.config)
         check_bridge(config, args.config)
-        data, table, answered = ask_host(config, Path(args.config).parent,
-                                         Path(args.submission), work)
-        why = (f"the course's GPU host answered, but could not grade it now ({table})"
-               if answered else f"the course's GPU host did not answer ({table})")
+        data, table, answered = ask_host(
+            config, Path(args.config).parent, Path(args.submission), work
+        )
+        why = (
+            f"the course's GPU host answered, but could not grade it now ({table})"
+            if answered
+            else f"the course's GPU host did not answer ({table})"
+        )
     except (OSError, ValueError) as err:
         data, table = None, str(err)
-        why = (f"the autograder's link to the course's GPU host is not set up ({err}): tell "
-               "your instructor")
+        why = (
+            f"the autograder's link to the course's GPU host is not set up ({err}): tell "
+            "your instructor"
+        )
     finally:
         forget_key(config, Path(args.config).parent, work)
     if data is not None:
@@ -283,11 +376,17 @@ def main():
     else:
         print(f"not graded yet: {why}")
         here = checked_here(Path(args.kit), Path(args.submission), work)
-        data = {"score": 0.0, "tests": [], "stdout_visibility": "visible",
-                "output": (f"Not graded yet: {why}. Your submission is kept: your instructor "
-                           "will grade it when the host is back, and this score of 0 is not "
-                           "your grade.\n\nMeanwhile, what could be checked here, without a "
-                           "GPU (no points):\n" + here)}
+        data = {
+            "score": 0.0,
+            "tests": [],
+            "stdout_visibility": "visible",
+            "output": (
+                f"Not graded yet: {why}. Your submission is kept: your instructor "
+                "will grade it when the host is back, and this score of 0 is not "
+                "your grade.\n\nMeanwhile, what could be checked here, without a "
+                "GPU (no points):\n" + here
+            ),
+        }
     (results / "results.json").write_text(json.dumps(data, indent=2))
     return 0
 

@@ -75,8 +75,12 @@ def unpack(data, into):
                 if count > MAX_FILES:
                     refuse(f"more than {MAX_FILES} files")
                 parts = Path(m.name).parts
-                if (m.name.startswith("/") or ".." in parts or not (m.isreg() or m.isdir()) or
-                        m.issparse()):
+                if (
+                    m.name.startswith("/")
+                    or ".." in parts
+                    or not (m.isreg() or m.isdir())
+                    or m.issparse()
+                ):
                     refuse(f"{m.name!r}: only plain files and folders, with relative names")
                 if m.size > MAX_FILE_BYTES:
                     refuse(f"{m.name!r} is over {MAX_FILE_BYTES // 2**20} MiB")
@@ -99,8 +103,14 @@ def unpack(data, into):
 
 def grade_command(args, folder, seconds):
     """The grader's command line (as a list), run here or inside the Slurm job."""
-    command = [sys.executable, str(KIT / "grading" / "grade"), "--max-time", str(seconds),
-               "--out", str(folder / "out")]
+    command = [
+        sys.executable,
+        str(KIT / "grading" / "grade"),
+        "--max-time",
+        str(seconds),
+        "--out",
+        str(folder / "out"),
+    ]
     if args.build:
         command += ["--build", args.build]
     if args.kit_root:
@@ -120,15 +130,29 @@ def run_grader(args, folder, seconds, gpu=""):
     margin = 120  # the grader's own start and end around its --max-time
     if args.mode == "slurm":
         log = folder / "slurm.log"
-        command = ["sbatch", "--wait", "--parsable", "--job-name=kit-gradescope",
-                   f"--output={log}", f"--time={max(1, (seconds + margin) // 60 + 1)}",
-                   f"--gres={args.gres}"] + (
-                       [f"--partition={args.partition}"] if args.partition else []) + [
-                   "--wrap", " ".join(_quote(c) for c in command)]
+        command = (
+            [
+                "sbatch",
+                "--wait",
+                "--parsable",
+                "--job-name=kit-gradescope",
+                f"--output={log}",
+                f"--time={max(1, (seconds + margin) // 60 + 1)}",
+                f"--gres={args.gres}",
+            ]
+            + ([f"--partition={args.partition}"] if args.partition else [])
+            + ["--wrap", " ".join(_quote(c) for c in command)]
+        )
     try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, env=env,
-                              timeout=seconds + margin + (600 if args.mode == "slurm" else 0))
+        done = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            timeout=seconds + margin + (600 if args.mode == "slurm" else 0),
+        )
         output, status = done.stdout, done.returncode
     except subprocess.TimeoutExpired:
         output, status = f"the grading did not end within {seconds + margin} s", 124
@@ -143,26 +167,39 @@ def check_link(args):
     end would grade with, in lines of NAME: VALUE, and no submission taken. GPUs: the ones
     nvidia-smi lists, or why none ("none: ..."); queue: how many wait and grade now."""
     try:
-        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True,
-                                timeout=20)
-        gpus = [line.split(" (UUID")[0] for line in listed.stdout.splitlines()
-                if line.startswith("GPU ")]
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+        gpus = [
+            line.split(" (UUID")[0]
+            for line in listed.stdout.splitlines()
+            if line.startswith("GPU ")
+        ]
         why = (listed.stderr or listed.stdout).strip().splitlines()[-1:] or ["no GPU listed"]
     except (OSError, subprocess.TimeoutExpired) as err:
         gpus, why = [], [f"nvidia-smi could not run ({type(err).__name__})"]
     if args.mode == "slurm":
-        gpus_line = f"on Slurm's nodes (--gres {args.gres}); this login node lists " + \
-            (", ".join(gpus) if gpus else "none")
+        gpus_line = f"on Slurm's nodes (--gres {args.gres}); this login node lists " + (
+            ", ".join(gpus) if gpus else "none"
+        )
     else:
         gpus_line = "; ".join(gpus) if gpus else f"none: {why[0]}"
     build = Path(args.build) if args.build else KIT / "build"
-    lines = [f"kit: {KIT}", f"built: {'yes' if (build / 'grading.env').is_file() else 'no'} "
-             f"({build})", f"mode: {args.mode}", f"GPUs: {gpus_line}"]
+    lines = [
+        f"kit: {KIT}",
+        f"built: {'yes' if (build / 'grading.env').is_file() else 'no'} " f"({build})",
+        f"mode: {args.mode}",
+        f"GPUs: {gpus_line}",
+    ]
     if args.mode == "direct":
-        queue = Queue(Path(args.spool) / "queue", [g for g in args.gpus.split(",") if g.strip()],
-                      args.per_gpu, args.max_waiting)
-        lines.append(f"queue: {queue.waiting()} waiting, {queue.busy_slots()} of {queue.slots} "
-                     "slots grading")
+        queue = Queue(
+            Path(args.spool) / "queue",
+            [g for g in args.gpus.split(",") if g.strip()],
+            args.per_gpu,
+            args.max_waiting,
+        )
+        lines.append(
+            f"queue: {queue.waiting()} waiting, {queue.busy_slots()} of {queue.slots} "
+            "slots grading"
+        )
     print("\n".join(lines))
     return 0
 
@@ -178,10 +215,12 @@ def answer(folder, status, output, queue_line=""):
     if queue_line:
         output = f"{queue_line}\n{output}"
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+
         def add(name, data):
             info = tarfile.TarInfo(name)
             info.size, info.mtime, info.mode = len(data), int(time.time()), 0o644
             archive.addfile(info, io.BytesIO(data))
+
         results = folder / "out" / "results.json"
         if results.is_file():
             data = results.read_bytes()
@@ -212,12 +251,16 @@ def main():
         if spool:
             try:
                 with open(Path(spool) / "errors.log", "a") as log:
-                    log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} "
-                              f"{traceback.format_exc()}\n")
+                    log.write(
+                        f"{time.strftime('%Y-%m-%d %H:%M:%S')} " f"{traceback.format_exc()}\n"
+                    )
             except OSError:
                 pass
-        print(f"bridge_host: failed on the GPU host ({type(err).__name__}); the instructor "
-              "finds the details in the bridge's errors.log", file=sys.stderr)
+        print(
+            f"bridge_host: failed on the GPU host ({type(err).__name__}); the instructor "
+            "finds the details in the bridge's errors.log",
+            file=sys.stderr,
+        )
         return 3
 
 
@@ -233,18 +276,34 @@ def _spool_argument():
 
 def serve():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--spool", required=True, help="where submissions are graded (each in "
-                        "a folder of its own, removed after)")
+    parser.add_argument(
+        "--spool",
+        required=True,
+        help="where submissions are graded (each in " "a folder of its own, removed after)",
+    )
     parser.add_argument("--mode", choices=("direct", "slurm"), default="direct")
     parser.add_argument("--partition", default="", help="--mode slurm: sbatch --partition")
     parser.add_argument("--gres", default="gpu:1", help="--mode slurm: sbatch --gres")
-    parser.add_argument("--gpus", default="", help="--mode direct: the GPUs to grade on, as "
-                        "nvidia-smi numbers them (e.g. 0,1); gradings wait their turn for one "
-                        "(default: one grading at a time, on the GPU the grader picks)")
-    parser.add_argument("--per-gpu", type=int, default=1, help="--mode direct: gradings at "
-                        "once on one GPU (default 1: each alone on its GPU)")
-    parser.add_argument("--max-waiting", type=int, default=200, help="--mode direct: the most "
-                        "requests that wait; one more is answered busy (default 200)")
+    parser.add_argument(
+        "--gpus",
+        default="",
+        help="--mode direct: the GPUs to grade on, as "
+        "nvidia-smi numbers them (e.g. 0,1); gradings wait their turn for one "
+        "(default: one grading at a time, on the GPU the grader picks)",
+    )
+    parser.add_argument(
+        "--per-gpu",
+        type=int,
+        default=1,
+        help="--mode direct: gradings at " "once on one GPU (default 1: each alone on its GPU)",
+    )
+    parser.add_argument(
+        "--max-waiting",
+        type=int,
+        default=200,
+        help="--mode direct: the most "
+        "requests that wait; one more is answered busy (default 200)",
+    )
     parser.add_argument("--build", help="the kit's build folder (default: the kit's build/)")
     parser.add_argument("--kit-root", help=argparse.SUPPRESS)  # the kit's own tests
     args = parser.parse_args()
@@ -253,8 +312,10 @@ def serve():
         return check_link(args)
     request = REQUEST.fullmatch(asked)
     if not request:
-        refuse("this key only grades: the request must be 'grade SECONDS' or 'check' (no shell, "
-               "no other command)")
+        refuse(
+            "this key only grades: the request must be 'grade SECONDS' or 'check' (no shell, "
+            "no other command)"
+        )
     seconds = min(int(request.group(1)), MAX_SECONDS)
     data = sys.stdin.buffer.read(MAX_ARCHIVE_BYTES + 1)
     if len(data) > MAX_ARCHIVE_BYTES:
@@ -270,8 +331,12 @@ def serve():
             status, output = run_grader(args, folder, seconds)
             answer(folder, status, output)
             return 0
-        queue = Queue(spool / "queue", [g for g in args.gpus.split(",") if g.strip()],
-                      args.per_gpu, args.max_waiting)
+        queue = Queue(
+            spool / "queue",
+            [g for g in args.gpus.split(",") if g.strip()],
+            args.per_gpu,
+            args.max_waiting,
+        )
         try:
             turn = queue.wait(seconds, min(LEAST_GRADING_S, seconds // 2))
         except Busy as why:
@@ -279,8 +344,9 @@ def serve():
             return 0
         start = time.monotonic()
         try:
-            status, output = run_grader(args, folder, max(1, int(seconds - turn.waited_s)),
-                                        turn.gpu)
+            status, output = run_grader(
+                args, folder, max(1, int(seconds - turn.waited_s)), turn.gpu
+            )
         finally:
             queue.done(turn, time.monotonic() - start)
         answer(folder, status, output, turn.line(queue.slots))

@@ -34,6 +34,7 @@ class Busy(Exception):
 @dataclass
 class Turn:
     """A slot held: which one, and what the student is told of the wait."""
+
     slot: int
     gpu: str  # the GPU of the slot ("" when the host names none)
     place: int  # on arrival: 1 + the requests ahead of it
@@ -44,11 +45,16 @@ class Turn:
     ticket: str
 
     def line(self, slots):
-        expected = (f"expected {minutes(self.expected_s)}" if self.expected_s >= 0
-                    else "no grading measured yet to expect a wait from")
-        return (f"queue: place {self.place} on arrival ({self.place - 1} ahead of it, "
-                f"{slots} grading{'s' if slots != 1 else ''} at once on this host); "
-                f"{expected}; waited {minutes(self.waited_s)}")
+        expected = (
+            f"expected {minutes(self.expected_s)}"
+            if self.expected_s >= 0
+            else "no grading measured yet to expect a wait from"
+        )
+        return (
+            f"queue: place {self.place} on arrival ({self.place - 1} ahead of it, "
+            f"{slots} grading{'s' if slots != 1 else ''} at once on this host); "
+            f"{expected}; waited {minutes(self.waited_s)}"
+        )
 
 
 def minutes(seconds):
@@ -166,25 +172,39 @@ class Queue:
             live = self._live_tickets(name)
             ahead = live.index(name)
             if ahead >= self.max_waiting:
-                raise Busy(f"{ahead} submissions are waiting for this host's GPUs already (it "
-                           f"takes {self.max_waiting} at most)")
+                raise Busy(
+                    f"{ahead} submissions are waiting for this host's GPUs already (it "
+                    f"takes {self.max_waiting} at most)"
+                )
             expected = self.expected_wait_s(ahead, self.busy_slots())
             if expected > budget_s - least_s:
-                raise Busy(f"{ahead} submissions wait before this one, about "
-                           f"{minutes(expected)}, more than the time it has "
-                           f"({minutes(budget_s)}, of which a grading needs "
-                           f"{minutes(least_s)})")
+                raise Busy(
+                    f"{ahead} submissions wait before this one, about "
+                    f"{minutes(expected)}, more than the time it has "
+                    f"({minutes(budget_s)}, of which a grading needs "
+                    f"{minutes(least_s)})"
+                )
             while True:
                 if self._live_tickets(name)[0] == name:
                     taken = self._take_slot()
                     if taken:
                         slot, fd = taken
-                        return Turn(slot, self.gpus[slot % len(self.gpus)], ahead + 1, expected,
-                                    time.monotonic() - start, time.time(), fd, name)
+                        return Turn(
+                            slot,
+                            self.gpus[slot % len(self.gpus)],
+                            ahead + 1,
+                            expected,
+                            time.monotonic() - start,
+                            time.time(),
+                            fd,
+                            name,
+                        )
                 waited = time.monotonic() - start
                 if budget_s - waited < least_s:
-                    raise Busy(f"it waited {minutes(waited)} in the queue ({ahead} were ahead "
-                               "of it on arrival), and the time left would not grade it")
+                    raise Busy(
+                        f"it waited {minutes(waited)} in the queue ({ahead} were ahead "
+                        "of it on arrival), and the time left would not grade it"
+                    )
                 time.sleep(POLL_S)
         finally:
             (self.folder / "tickets" / name).unlink(missing_ok=True)
@@ -202,7 +222,9 @@ class Queue:
             spare.write_text("".join(f"{v}\n" for v in kept))
             spare.replace(durations)
         with open(self.folder / "journal.tsv", "a") as out:
-            out.write(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(turn.started))}\t"
-                      f"{turn.started:.3f}\t{turn.ticket}\tslot {turn.slot}\tplace {turn.place}\t"
-                      f"waited {turn.waited_s:.1f} s\tgraded in {duration_s:.1f} s\n")
+            out.write(
+                f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(turn.started))}\t"
+                f"{turn.started:.3f}\t{turn.ticket}\tslot {turn.slot}\tplace {turn.place}\t"
+                f"waited {turn.waited_s:.1f} s\tgraded in {duration_s:.1f} s\n"
+            )
         os.close(turn.fd)

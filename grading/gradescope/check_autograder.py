@@ -17,11 +17,32 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format",
-            "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
-            "leaderboard"}
-TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output",
-             "output_format", "tags", "visibility", "extra_data"}
+TOP_KEYS = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+TEST_KEYS = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
 results = []
 
@@ -63,23 +84,36 @@ def main():
         source = fake / "source"
         with zipfile.ZipFile(archive) as z:
             names = z.namelist()
-            check({"setup.sh", "run_autograder"} <= set(names), "setup.sh and run_autograder at "
-                  "the zip's root")
-            check(any(n.startswith("kit/solutions/") for n in names) and
-                  not any(n.startswith("kit/grading/tests/") for n in names),
-                  "the kit with solutions/, without the grader's own tests")
+            check(
+                {"setup.sh", "run_autograder"} <= set(names),
+                "setup.sh and run_autograder at " "the zip's root",
+            )
+            check(
+                any(n.startswith("kit/solutions/") for n in names)
+                and not any(n.startswith("kit/grading/tests/") for n in names),
+                "the kit with solutions/, without the grader's own tests",
+            )
             z.extractall(source)
             for info in z.infolist():  # zipfile does not restore modes; Gradescope's unzip does
                 mode = (info.external_attr >> 16) & 0o777
                 if mode:
                     os.chmod(source / info.filename, mode)
         # Without what the calling make passes down (MAKEFLAGS would carry BUILD=... along).
-        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS",
-                                                                 "MAKELEVEL", "BUILD", "LAB")}
-        env.update(AUTOGRADER_ROOT=str(fake),
-                   KIT_CUDA_ARCH=os.environ.get("KIT_CHECK_ARCH", "sm_90"))
-        setup = subprocess.run(["bash", str(source / "setup.sh")], env=env, capture_output=True,
-                               text=True, timeout=3600)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "BUILD", "LAB")
+        }
+        env.update(
+            AUTOGRADER_ROOT=str(fake), KIT_CUDA_ARCH=os.environ.get("KIT_CHECK_ARCH", "sm_90")
+        )
+        setup = subprocess.run(
+            ["bash", str(source / "setup.sh")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         if not check(setup.returncode == 0, "setup.sh builds the kit"):
             print((setup.stdout + setup.stderr)[-3000:])
             return 1
@@ -87,8 +121,9 @@ def main():
         submission.mkdir()
         for skeleton in sorted((ROOT / "labs").glob("[0-9][0-9]-*/*.cu")):
             shutil.copy(skeleton, submission)
-        run = subprocess.run([str(source / "run_autograder")], env=env, capture_output=True,
-                             text=True, timeout=3600)
+        run = subprocess.run(
+            [str(source / "run_autograder")], env=env, capture_output=True, text=True, timeout=3600
+        )
         check(run.returncode == 0, "run_autograder exits 0 (Gradescope reads results.json)")
         result_file = fake / "results" / "results.json"
         if not check(result_file.is_file(), "results/results.json written"):
@@ -96,11 +131,15 @@ def main():
             return 1
         data = json.loads(result_file.read_text())
         problems = spec_problems(data)
-        check(not problems, "results.json follows the specification" +
-              (f": {problems}" if problems else ""))
+        check(
+            not problems,
+            "results.json follows the specification" + (f": {problems}" if problems else ""),
+        )
         check(data.get("score") == 0, f"score 0 (got {data.get('score')})")
-        check("needs an NVIDIA GPU" in data.get("output", ""),
-              "the output says that grading needs a GPU")
+        check(
+            "needs an NVIDIA GPU" in data.get("output", ""),
+            "the output says that grading needs a GPU",
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     passed = sum(results)

@@ -26,8 +26,9 @@ HERE = Path(__file__).resolve().parent
 
 def kit_files(root):
     try:
-        listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
-                                check=True).stdout.splitlines()
+        listed = subprocess.run(
+            ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         listed = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
     return sorted(p for p in listed if not p.startswith(LEFT_OUT) and (root / p).is_file())
@@ -50,16 +51,20 @@ def config_files(conf):
     if not conf.is_file():
         sys.exit(f"gradescope: GRADESCOPE_CONFIG={conf}: no such file")
     files = [(conf, "config/gradescope.conf", 0o644)]
-    settings = dict(line.split("=", 1) for line in conf.read_text().splitlines()
-                    if "=" in line and not line.lstrip().startswith("#"))
+    settings = dict(
+        line.split("=", 1)
+        for line in conf.read_text().splitlines()
+        if "=" in line and not line.lstrip().startswith("#")
+    )
     if settings.get("GPU_HOST", "").strip():
         for name in ("KEY_FILE", "KNOWN_HOSTS_FILE"):
             value = settings.get(name, "").strip()
             path = conf.parent / value
             if not value or not path.is_file():
                 sys.exit(f"gradescope: {conf}: {name}={value}: no such file beside it")
-            files.append((path, f"config/{Path(value).name}",
-                          0o600 if name == "KEY_FILE" else 0o644))
+            files.append(
+                (path, f"config/{Path(value).name}", 0o600 if name == "KEY_FILE" else 0o644)
+            )
     return files
 
 
@@ -79,10 +84,16 @@ def main():
         for source, name, mode in extra:
             add(archive, source, name, mode)
     target.with_suffix(".tmp").replace(target)
-    print(f"gradescope: {target} ({target.stat().st_size // 1024} KiB, {len(files)} files of "
-          "the kit" + (f", the course's settings from {conf}" if conf else
-                       ", no course settings: GRADESCOPE_CONFIG=FILE adds them") +
-          "): upload it as the assignment's autograder (docs/instructor.md)")
+    print(
+        f"gradescope: {target} ({target.stat().st_size // 1024} KiB, {len(files)} files of "
+        "the kit"
+        + (
+            f", the course's settings from {conf}"
+            if conf
+            else ", no course settings: GRADESCOPE_CONFIG=FILE adds them"
+        )
+        + "): upload it as the assignment's autograder (docs/instructor.md)"
+    )
 
 
 if __name__ == "__main__":

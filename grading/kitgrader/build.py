@@ -34,12 +34,18 @@ LINK_TIME_LIMIT_S = 120.0
 GIB = 1 << 30
 # A compile may use this much memory, write files this big: enough for nvcc on a lab file for
 # every architecture; a compile-time bomb (an include of /dev/zero, a recursion) hits them.
-COMPILE_LIMITS = sandbox.Limits(cpu_s=COMPILE_TIME_LIMIT_S, address_space=8 * GIB,
-                                file_size=512 << 20, processes=256, open_files=1024,
-                                tmp_size=2 * GIB)
+COMPILE_LIMITS = sandbox.Limits(
+    cpu_s=COMPILE_TIME_LIMIT_S,
+    address_space=8 * GIB,
+    file_size=512 << 20,
+    processes=256,
+    open_files=1024,
+    tmp_size=2 * GIB,
+)
 # The executor: CUDA needs address space, so heap and writable memory are limited instead.
-RUN_LIMITS = dict(data=16 * GIB, file_size=64 << 20, processes=512, open_files=4096,
-                  tmp_size=256 << 20)
+RUN_LIMITS = dict(
+    data=16 * GIB, file_size=64 << 20, processes=512, open_files=4096, tmp_size=256 << 20
+)
 # Copies the dispatcher counts (grading/runtime/remote_executor.c): every function the allowlist lets a
 # lab file use to copy from the device to the host.
 WRAPPED_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyFromSymbol")
@@ -67,9 +73,13 @@ class Toolchain:
         if not re.fullmatch(r"sm_[0-9]+[a-z]?", sm or ""):
             return self
         one = ["-gencode", f"arch=compute_{sm[3:]},code={sm}"]
-        return Toolchain(nvcc=self.nvcc, gencode=one,
-                         nvccflags=_without_architectures(self.nvccflags) + one,
-                         ldlibs=self.ldlibs, lab_flags=self.lab_flags)
+        return Toolchain(
+            nvcc=self.nvcc,
+            gencode=one,
+            nvccflags=_without_architectures(self.nvccflags) + one,
+            ldlibs=self.ldlibs,
+            lab_flags=self.lab_flags,
+        )
 
     def flags_for(self, lab_id):
         if lab_id not in self.lab_flags:
@@ -83,11 +93,25 @@ def _without_architectures(flags):
     for flag in flags:
         if skip:
             skip = False
-        elif flag in ("-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code",
-                      "--gpu-code"):
+        elif flag in (
+            "-gencode",
+            "--generate-code",
+            "-arch",
+            "--gpu-architecture",
+            "-code",
+            "--gpu-code",
+        ):
             skip = True
-        elif not flag.startswith(("-gencode=", "--generate-code=", "-arch=",
-                                  "--gpu-architecture=", "-code=", "--gpu-code=")):
+        elif not flag.startswith(
+            (
+                "-gencode=",
+                "--generate-code=",
+                "-arch=",
+                "--gpu-architecture=",
+                "-code=",
+                "--gpu-code=",
+            )
+        ):
             kept.append(flag)
     return kept
 
@@ -105,7 +129,7 @@ def load_toolchain(path):
             continue
         key, value = line.split("=", 1)
         if key.startswith("NVCCFLAGS_"):
-            lab_flags[key[len("NVCCFLAGS_"):]] = shlex.split(value)
+            lab_flags[key[len("NVCCFLAGS_") :]] = shlex.split(value)
         else:
             values[key] = value
     for key in ("NVCC", "GENCODE", "NVCCFLAGS"):
@@ -124,12 +148,15 @@ def find_nvcc(written):
     """The nvcc make used, or, on a GPU node where it lives elsewhere, the one found here."""
     if written and os.access(written, os.X_OK):
         return written
-    for candidate in (shutil.which("nvcc"),
-                      os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+    for candidate in (
+        shutil.which("nvcc"),
+        os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"),
+    ):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise GraderError(f"nvcc not found (make used {written}): install the CUDA Toolkit "
-                      "or put its bin/ on PATH")
+    raise GraderError(
+        f"nvcc not found (make used {written}): install the CUDA Toolkit " "or put its bin/ on PATH"
+    )
 
 
 @dataclass
@@ -190,10 +217,15 @@ def _step(command, cwd, work_dir, kit_root, time_limit, what):
     if result.timed_out:
         message = f"{what} took longer than {time_limit:g} s and was stopped"
     elif not ok:
-        message = (_readable(output, work_dir, kit_root)
-                   or f"{what} failed (exit {result.exit_code})")
-    return Step(ok=ok and not result.timed_out, command=[str(c) for c in command],
-                output=output, message=message)
+        message = (
+            _readable(output, work_dir, kit_root) or f"{what} failed (exit {result.exit_code})"
+        )
+    return Step(
+        ok=ok and not result.timed_out,
+        command=[str(c) for c in command],
+        output=output,
+        message=message,
+    )
 
 
 def _inside(iso, outside, inside):
@@ -210,12 +242,13 @@ def _cuda_binds(tc):
 def source_binds(lab):
     """What a compile sees of the kit: the lab's header folder and common/."""
     kit = lab.kit
-    return [(str(kit.root / "common"), f"{INSIDE_KIT}/common"),
-            (str(lab.dir), f"{INSIDE_KIT}/labs/{lab.id}")]
+    return [
+        (str(kit.root / "common"), f"{INSIDE_KIT}/common"),
+        (str(lab.dir), f"{INSIDE_KIT}/labs/{lab.id}"),
+    ]
 
 
-def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S,
-                    first=None):
+def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LIMIT_S, first=None):
     """nvcc -c in the sandbox, then the check of every header it read.
 
     source and obj are in the lab's work folder; roots are the folders headers may come from
@@ -238,9 +271,12 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     obj_in = _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}")
     deps = work / "deps.d"
     deps_in = _inside(iso, deps, f"{INSIDE_WORK}/deps.d")
-    flags = [*tc.nvccflags, *tc.flags_for(lab.id),
-             f"-I{_inside(iso, lab.dir, f'{INSIDE_KIT}/labs/{lab.id}')}",
-             f"-I{_inside(iso, lab.kit.root / 'common', f'{INSIDE_KIT}/common')}"]
+    flags = [
+        *tc.nvccflags,
+        *tc.flags_for(lab.id),
+        f"-I{_inside(iso, lab.dir, f'{INSIDE_KIT}/labs/{lab.id}')}",
+        f"-I{_inside(iso, lab.kit.root / 'common', f'{INSIDE_KIT}/common')}",
+    ]
     ro, rw = source_binds(lab) + _cuda_binds(tc), [(str(work), INSIDE_WORK)]
 
     def boxed(argv):
@@ -250,15 +286,37 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
         text = deps.read_text(errors="replace") if deps.is_file() else ""
         # nvcc names a header relative to its working folder when it can (common/x.h, not
         # /kit/common/x.h), so names are read from where it ran: kit_in, as it saw it.
-        return includes.check_dependencies(text, src_in, roots, cwd=kit_in,
-                                           own=[first_in] if first_in else [])
+        return includes.check_dependencies(
+            text, src_in, roots, cwd=kit_in, own=[first_in] if first_in else []
+        )
 
     # One nvcc run compiles and lists the headers it read (-MD); the object is used only if
     # every header came from an allowed folder.
     kept_in = _inside(iso, kept, f"{INSIDE_WORK}/{kept.name}")
-    step = _step(boxed([tc.nvcc, *flags, "-keep", "-keep-dir", kept_in, "-MD", "-MF", deps_in,
-                        "-c", src_in, *include_first, "-o", obj_in]),
-                 lab.kit.root, work, lab.kit.root, time_limit, "compiling")
+    step = _step(
+        boxed(
+            [
+                tc.nvcc,
+                *flags,
+                "-keep",
+                "-keep-dir",
+                kept_in,
+                "-MD",
+                "-MF",
+                deps_in,
+                "-c",
+                src_in,
+                *include_first,
+                "-o",
+                obj_in,
+            ]
+        ),
+        lab.kit.root,
+        work,
+        lab.kit.root,
+        time_limit,
+        "compiling",
+    )
     # The preprocessed text is both files' when first is given, and either may have made
     # what it holds (the student file's macros expand in it too): both are named.
     label = lab.files_named if first else Path(source).name
@@ -266,56 +324,81 @@ def compile_student(tc, iso, lab, source, obj, roots, time_limit=COMPILE_TIME_LI
     shutil.rmtree(kept, ignore_errors=True)
     if problem:
         Path(obj).unlink(missing_ok=True)
-        return Step(ok=False, command=step.command, output=step.output, message=problem,
-                        refused=True)
+        return Step(
+            ok=False, command=step.command, output=step.output, message=problem, refused=True
+        )
     if not step.ok and not iso.kind.startswith("bwrap"):
         # Without bubblewrap the compiler sees the whole machine, and its error message could
         # quote a file it had no business reading: list the headers alone (nvcc -M) and check
         # them before the message is shown. (In bubblewrap nothing secret is there to quote.)
-        listing = _step(boxed([tc.nvcc, *flags, "-M", src_in, *include_first, "-o", deps_in]),
-                        lab.kit.root, work, lab.kit.root, time_limit, "compiling")
+        listing = _step(
+            boxed([tc.nvcc, *flags, "-M", src_in, *include_first, "-o", deps_in]),
+            lab.kit.root,
+            work,
+            lab.kit.root,
+            time_limit,
+            "compiling",
+        )
         problem = header_problem() if listing.ok else None
         if problem:
-            return Step(ok=False, command=step.command, output="", message=problem,
-                        refused=True)
+            return Step(ok=False, command=step.command, output="", message=problem, refused=True)
     if step.ok:
         problem = header_problem()
         if problem:
             Path(obj).unlink(missing_ok=True)
-            return Step(ok=False, command=step.command, output=step.output, message=problem,
-                        refused=True)
+            return Step(
+                ok=False, command=step.command, output=step.output, message=problem, refused=True
+            )
     return step
 
 
 def executor_parts(lab):
     """What the grader links a student's object with, besides the CUDA runtime."""
     kit = lab.kit
-    return [kit.obj("grading", "runtime", "remote_executor.o"),
-            kit.obj("grading", "runtime", "shared_memory.o"),
-            kit.obj("grading", "runtime", "memory_budget.o"),
-            kit.obj("grading", "calls", f"api_{lab.symbol_id}.exec.o"), kit.libkit]
+    return [
+        kit.obj("grading", "runtime", "remote_executor.o"),
+        kit.obj("grading", "runtime", "shared_memory.o"),
+        kit.obj("grading", "runtime", "memory_budget.o"),
+        kit.obj("grading", "calls", f"api_{lab.symbol_id}.exec.o"),
+        kit.libkit,
+    ]
 
 
 def link_executor(tc, iso, lab, obj, out, time_limit=LINK_TIME_LIMIT_S):
     """The lab's executor: the dispatcher, the call table and the student's object."""
     work = Path(out).parent
     parts = [(str(p), f"{INSIDE_KIT}/parts/{p.name}") for p in executor_parts(lab)]
-    wraps = [w for name in WRAPPED_COPIES + WRAPPED_ALLOCATIONS
-             for w in ("-Xlinker", f"--wrap={name}")]
-    argv = [tc.nvcc, *tc.gencode, *tc.flags_for(lab.id), "-o",
-            _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
-            *[_inside(iso, outside, inside) for outside, inside in parts],
-            _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}"), *wraps, *tc.ldlibs]
+    wraps = [
+        w for name in WRAPPED_COPIES + WRAPPED_ALLOCATIONS for w in ("-Xlinker", f"--wrap={name}")
+    ]
+    argv = [
+        tc.nvcc,
+        *tc.gencode,
+        *tc.flags_for(lab.id),
+        "-o",
+        _inside(iso, out, f"{INSIDE_WORK}/{Path(out).name}"),
+        *[_inside(iso, outside, inside) for outside, inside in parts],
+        _inside(iso, obj, f"{INSIDE_WORK}/{Path(obj).name}"),
+        *wraps,
+        *tc.ldlibs,
+    ]
     sandbox.prepare_writable(iso, work)
-    command = sandbox.command(iso, argv, ro=parts + _cuda_binds(tc), rw=[(str(work), INSIDE_WORK)],
-                              cwd=_inside(iso, work, INSIDE_WORK), limits=COMPILE_LIMITS)
+    command = sandbox.command(
+        iso,
+        argv,
+        ro=parts + _cuda_binds(tc),
+        rw=[(str(work), INSIDE_WORK)],
+        cwd=_inside(iso, work, INSIDE_WORK),
+        limits=COMPILE_LIMITS,
+    )
     step = _step(command, lab.kit.root, work, lab.kit.root, time_limit, "linking")
     sandbox.reclaim(iso, work)  # nothing that runs later as the sandbox may replace the executor
     return step
 
 
-def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=(),
-                     memory_budget_mib=None):
+def executor_command(
+    iso, executor, time_limit, wrapper=(), wrapper_binds=(), memory_budget_mib=None
+):
     """The argv that runs a linked executor in the sandbox `iso` (a slot's: its uid, its
     GPU's device file; CUDA_VISIBLE_DEVICES comes from the environment it is started with).
     The executor runs under seccomp's run profile; a wrapper that runs it, such as
@@ -330,6 +413,13 @@ def executor_command(iso, executor, time_limit, wrapper=(), wrapper_binds=(),
     # Every kernel is loaded when the context is made, before the executor says it is ready
     # (grading/runtime/remote_executor.c): loading is then nobody's CPU time, not the student's, and
     # the same for every solution however many kernels it has.
-    return sandbox.command(iso, [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)], ro=ro,
-                           cwd="/tmp", gpu=True, limits=limits, env=env,
-                           seccomp="tool" if wrapper else "run")
+    return sandbox.command(
+        iso,
+        [*wrapper, _inside(iso, executor, INSIDE_EXECUTOR)],
+        ro=ro,
+        cwd="/tmp",
+        gpu=True,
+        limits=limits,
+        env=env,
+        seccomp="tool" if wrapper else "run",
+    )

@@ -67,8 +67,9 @@ def submissions_in(class_dir):
         mode = entry.stat(follow_symlinks=False).st_mode
         if stat.S_ISREG(mode) or entry.name.startswith("."):
             continue
-        found.append(Submission(entry.name, Path(class_dir) / entry.name,
-                                _refusal(entry.name, mode)))
+        found.append(
+            Submission(entry.name, Path(class_dir) / entry.name, _refusal(entry.name, mode))
+        )
     return found
 
 
@@ -95,15 +96,16 @@ def _refusal(name, mode):
 
 def labs_submitted(labs, submissions):
     """The labs at least one gradable submission holds a file for, in kit order."""
-    return [lab for lab in labs
-            if any(find_student_file(s.folder, lab) for s in submissions
-                   if not s.refused_reason)]
+    return [
+        lab
+        for lab in labs
+        if any(find_student_file(s.folder, lab) for s in submissions if not s.refused_reason)
+    ]
 
 
 def labs_held(labs, sub):
     """How many of these labs' student files a submission holds (0 for a refused entry)."""
-    return 0 if sub.refused_reason else sum(1 for lab in labs
-                                            if find_student_file(sub.folder, lab))
+    return 0 if sub.refused_reason else sum(1 for lab in labs if find_student_file(sub.folder, lab))
 
 
 def slot_gpus(gpus, jobs):
@@ -112,16 +114,40 @@ def slot_gpus(gpus, jobs):
     return [gpus[slot % len(gpus)] for slot in range(max(1, jobs))]
 
 
-def grade_class(context, submissions, out_dir, gpus, jobs, say, verbose=False, gpu_mib=None,
-                on_result=None, first_slot=0, indices=None, gradebook=True):
+def grade_class(
+    context,
+    submissions,
+    out_dir,
+    gpus,
+    jobs,
+    say,
+    verbose=False,
+    gpu_mib=None,
+    on_result=None,
+    first_slot=0,
+    indices=None,
+    gradebook=True,
+):
     """Grades every submission, `jobs` at once spread over `gpus` (gpu_mib: {gpu: its memory
     in MiB}, for the slots' budgets when a GPU has several); `say` gets one line per student
     as each is done, and a line of progress. A Slurm task grading its share of a class
     (slurm.py) gives on_result(k, result), called as each is done (it writes the row), its
     first slot, the submissions' indices in the class (their work folders), and no gradebook.
     Returns their SubmissionResults, in order."""
-    run = ClassRun(context, submissions, Path(out_dir), gpus, jobs, say, verbose, gpu_mib,
-                   on_result, first_slot, indices, gradebook)
+    run = ClassRun(
+        context,
+        submissions,
+        Path(out_dir),
+        gpus,
+        jobs,
+        say,
+        verbose,
+        gpu_mib,
+        on_result,
+        first_slot,
+        indices,
+        gradebook,
+    )
     return run.grade_all()
 
 
@@ -129,8 +155,21 @@ class ClassRun:
     """One grade_class() call: its grading slots and their GPUs' sharing (set up once), the
     gradebook as it stands, and the grading of each entry in a slot of its own."""
 
-    def __init__(self, context, submissions, out_dir, gpus, jobs, say, verbose, gpu_mib,
-                 on_result, first_slot, indices, gradebook):
+    def __init__(
+        self,
+        context,
+        submissions,
+        out_dir,
+        gpus,
+        jobs,
+        say,
+        verbose,
+        gpu_mib,
+        on_result,
+        first_slot,
+        indices,
+        gradebook,
+    ):
         self.context, self.submissions, self.out_dir = context, submissions, out_dir
         self.say, self.verbose, self.on_result = say, verbose, on_result
         self.indices = list(range(len(submissions))) if indices is None else indices
@@ -140,18 +179,22 @@ class ClassRun:
         # (sharing.py). Each of them has a grading slot: its GPU, and its own sandbox uid
         # (sandbox.py), so that one student's processes count against no classmate's limit.
         testers = slot_gpus(gpus, jobs)
-        self.slots = slot_gpus(gpus, 2 * len(testers) if len(testers) > len(gpus)
-                               else len(testers))
+        self.slots = slot_gpus(gpus, 2 * len(testers) if len(testers) > len(gpus) else len(testers))
         self.free = queue.Queue()
         for slot, gpu_id in enumerate(self.slots):
             self.free.put((first_slot + slot, gpu_id))
-        self.testing = {gpu_id: threading.BoundedSemaphore(testers.count(gpu_id))
-                        for gpu_id in set(testers)}
+        self.testing = {
+            gpu_id: threading.BoundedSemaphore(testers.count(gpu_id)) for gpu_id in set(testers)
+        }
         self.turns = {gpu_id: GpuTurns(gather=testers.count(gpu_id)) for gpu_id in set(testers)}
         # The GPU's --test-jobs split among its test slots: as many test processes on it at
         # once as one submission alone has (more made launch-bound tests time out: sharing.py).
-        self.test_jobs = {gpu_id: max(1, context.options.test_jobs // testers.count(gpu_id))
-                          if testers.count(gpu_id) > 1 else None for gpu_id in set(testers)}
+        self.test_jobs = {
+            gpu_id: max(1, context.options.test_jobs // testers.count(gpu_id))
+            if testers.count(gpu_id) > 1
+            else None
+            for gpu_id in set(testers)
+        }
         budgets = budgets_for(testers, gpu_mib or {})
         self.watch = MemoryWatch(budgets) if budgets else None
         self.progress = Progress(sum(1 for sub in submissions if not sub.refused_reason))
@@ -169,8 +212,13 @@ class ClassRun:
             # With several at once, the most labs first: the class ends sooner when its
             # longest gradings start early.
             count = len(self.submissions)
-            order = range(count) if len(self.slots) == 1 else sorted(
-                range(count), key=lambda i: -labs_held(self.context.labs, self.submissions[i]))
+            order = (
+                range(count)
+                if len(self.slots) == 1
+                else sorted(
+                    range(count), key=lambda i: -labs_held(self.context.labs, self.submissions[i])
+                )
+            )
             futures = {i: pool.submit(self.recorded, i, self.submissions[i]) for i in order}
             futures = [futures[i] for i in range(count)]
             try:
@@ -193,10 +241,15 @@ class ClassRun:
             return
         with self.book:
             self.done[index] = result
-            rows = [self.done.get(i) or SubmissionResult(
-                name=sub.label if sub.refused_reason else sub.name, path=str(sub.folder),
-                error="not graded yet (the class run stopped before this student)")
-                for i, sub in enumerate(self.submissions)]
+            rows = [
+                self.done.get(i)
+                or SubmissionResult(
+                    name=sub.label if sub.refused_reason else sub.name,
+                    path=str(sub.folder),
+                    error="not graded yet (the class run stopped before this student)",
+                )
+                for i, sub in enumerate(self.submissions)
+            ]
             write_gradebook(self.out_dir / "gradebook.csv", rows, self.lab_ids)
 
     def tell(self, line):
@@ -208,14 +261,29 @@ class ClassRun:
             self.tell(f"{sub.label}: NOT GRADED ({sub.refused_reason})")
             return refused_result(sub)
         if self.lost.is_set() or stopping():
-            return SubmissionResult(name=sub.name, path=str(sub.folder), error="not graded: "
-                                    + (self.lost_reason[0] if self.lost_reason
-                                       else "grading stopped"), exit_code=EXIT_NO_GPU)
+            return SubmissionResult(
+                name=sub.name,
+                path=str(sub.folder),
+                error="not graded: "
+                + (self.lost_reason[0] if self.lost_reason else "grading stopped"),
+                exit_code=EXIT_NO_GPU,
+            )
         slot, gpu_id = self.free.get()
         try:
-            result = grade_one(self.context, self.indices[index], sub, self.out_dir, gpu_id,
-                               slot, self.tell, self.verbose, self.turns[gpu_id], self.watch,
-                               self.testing[gpu_id], self.test_jobs[gpu_id])
+            result = grade_one(
+                self.context,
+                self.indices[index],
+                sub,
+                self.out_dir,
+                gpu_id,
+                slot,
+                self.tell,
+                self.verbose,
+                self.turns[gpu_id],
+                self.watch,
+                self.testing[gpu_id],
+                self.test_jobs[gpu_id],
+            )
         finally:
             self.free.put((slot, gpu_id))
         self.tell(self.progress.one_done())
@@ -230,8 +298,10 @@ class ClassRun:
             result = self.one(index, sub)
         except BaseException as err:  # interrupted (or the grader failed): said in the row
             why = "interrupted" if stopping() else (str(err) or type(err).__name__)
-            self.record(index, SubmissionResult(name=sub.label, path=str(sub.folder),
-                                                error=f"not graded: {why}"))
+            self.record(
+                index,
+                SubmissionResult(name=sub.label, path=str(sub.folder), error=f"not graded: {why}"),
+            )
             raise
         self.record(index, result)
         if self.on_result is not None:
@@ -241,8 +311,12 @@ class ClassRun:
 
 def refused_result(sub):
     """The gradebook's row for an entry that is never graded."""
-    return SubmissionResult(name=sub.label, path=str(sub.folder), exit_code=EXIT_USAGE,
-                            error=f"not graded: {sub.refused_reason}")
+    return SubmissionResult(
+        name=sub.label,
+        path=str(sub.folder),
+        exit_code=EXIT_USAGE,
+        error=f"not graded: {sub.refused_reason}",
+    )
 
 
 class Progress:
@@ -259,8 +333,10 @@ class Progress:
             minutes = max(self._clock() - self._started, 1e-9) / 60
             rate = self.done / minutes
             left = (self.total - self.done) / rate
-        return (f"progress: {self.done}/{self.total} done, {rate:.1f} per minute, about "
-                f"{_duration(left * 60)} left")
+        return (
+            f"progress: {self.done}/{self.total} done, {rate:.1f} per minute, about "
+            f"{_duration(left * 60)} left"
+        )
 
 
 def _duration(seconds):
@@ -272,25 +348,51 @@ def _duration(seconds):
     return f"{seconds // 3600} h {round(seconds % 3600 / 60)} min"
 
 
-def grade_one(context, index, sub, out_dir, gpu_id, slot, tell, verbose=False, turns=None,
-              watch=None, testing=None, test_jobs=None):
+def grade_one(
+    context,
+    index,
+    sub,
+    out_dir,
+    gpu_id,
+    slot,
+    tell,
+    verbose=False,
+    turns=None,
+    watch=None,
+    testing=None,
+    test_jobs=None,
+):
     """Grades one (vetted) submission on gpu_id with the slot's uid (turns, watch, testing:
     the GPU's sharing, sharing.py): OUT/NAME/ as a class run writes it, and one line to
     `tell`."""
     name, folder = sub.name, sub.folder
     work_dir = out_dir / ".work" / f"{index:04d}"  # never a name: see the docstring
-    grader = SubmissionGrader(context, name, folder, out_dir / name, gpu_id=gpu_id,
-                              work_dir=work_dir, slot=slot, turns=turns, watch=watch,
-                              testing=testing, test_jobs=test_jobs)
+    grader = SubmissionGrader(
+        context,
+        name,
+        folder,
+        out_dir / name,
+        gpu_id=gpu_id,
+        work_dir=work_dir,
+        slot=slot,
+        turns=turns,
+        watch=watch,
+        testing=testing,
+        test_jobs=test_jobs,
+    )
     result = grader.grade()
     write_submission(result, out_dir / name, verbose)
     where = f" on GPU {gpu_id}" if gpu_id is not None else ""
     if result.error:
         tell(f"{name}: NOT GRADED ({result.error})")
     else:
-        labs = ", ".join(f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
-                         + ("" if lab.status == "graded" else f" ({lab.status})")
-                         for lab in result.labs)
-        tell(f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
-             f"{result.elapsed:.0f} s{where}")
+        labs = ", ".join(
+            f"{lab.lab.id} {lab.score:.1f}/{lab.max_score:.0f}"
+            + ("" if lab.status == "graded" else f" ({lab.status})")
+            for lab in result.labs
+        )
+        tell(
+            f"{name}: {result.score:.1f}/{result.max_score:.0f}  [{labs}]  "
+            f"{result.elapsed:.0f} s{where}"
+        )
     return result

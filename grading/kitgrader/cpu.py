@@ -35,11 +35,18 @@ def needs_reference(rule, used_ms):
 def over_budget(rule, used_ms, reference_ms):
     """The failure message when used_ms is over the budget, else ''."""
     if used_ms == "unknown":
-        return ("the grader could not measure the CPU time of the process running your code: "
-                "not scored")
-    if not isinstance(used_ms, float) or reference_ms is None or \
-            used_ms <= allowed_ms(rule, reference_ms):
+        return (
+            "the grader could not measure the CPU time of the process running your code: "
+            "not scored"
+        )
+    if (
+        not isinstance(used_ms, float)
+        or reference_ms is None
+        or used_ms <= allowed_ms(rule, reference_ms)
+    ):
         return ""
-    return (f"your code used {used_ms:.0f} ms of CPU time (the reference solution "
-            f"{reference_ms:.0f} ms on this machine; allowed {allowed_ms(rule, reference_ms):.0f}"
-            " ms): the sort must run on the GPU, not on the host")
+    return (
+        f"your code used {used_ms:.0f} ms of CPU time (the reference solution "
+        f"{reference_ms:.0f} ms on this machine; allowed {allowed_ms(rule, reference_ms):.0f}"
+        " ms): the sort must run on the GPU, not on the host"
+    )

@@ -161,8 +161,12 @@ class Lab:
         return [str(p) for p in needed if not p.exists()]
 
     def speed_parts_missing(self):
-        needed = [self.solution_obj, self.main_obj, self.kit.timed_driver_obj,
-                  self.kit.baselines_obj]
+        needed = [
+            self.solution_obj,
+            self.main_obj,
+            self.kit.timed_driver_obj,
+            self.kit.baselines_obj,
+        ]
         return [str(p) for p in needed if not p.exists()]
 
 
@@ -175,19 +179,23 @@ def discover_labs(kit):
         match = LAB_FOLDER.match(folder.name)
         if not match or not (folder / f"{match.group('name')}.h").is_file():
             continue
-        labs.append(Lab(
-            id=folder.name,
-            number=match.group("number"),
-            name=match.group("name"),
-            dir=folder,
-            rubric=lab_rubric(kit.rubric_dir, folder.name, match.group("name")),
-            kit=kit,
-        ))
+        labs.append(
+            Lab(
+                id=folder.name,
+                number=match.group("number"),
+                name=match.group("name"),
+                dir=folder,
+                rubric=lab_rubric(kit.rubric_dir, folder.name, match.group("name")),
+                kit=kit,
+            )
+        )
         bonus = labs[-1].bonus_file
         if bonus and not (folder / bonus).is_file():
-            raise GraderError(f"{folder.name}'s rubric names the bonus file {bonus}, and "
-                              f"{folder / bonus} (the copy a submission without one is graded "
-                              "with) is missing")
+            raise GraderError(
+                f"{folder.name}'s rubric names the bonus file {bonus}, and "
+                f"{folder / bonus} (the copy a submission without one is graded "
+                "with) is missing"
+            )
     return labs
 
 
@@ -200,9 +208,12 @@ def select_labs(labs, wanted):
         item = item.strip()
         if not item:
             continue
-        hits = [lab for lab in labs
-                if item in (lab.id, lab.name, lab.number)
-                or (item.isdigit() and int(item) == int(lab.number))]
+        hits = [
+            lab
+            for lab in labs
+            if item in (lab.id, lab.name, lab.number)
+            or (item.isdigit() and int(item) == int(lab.number))
+        ]
         if not hits:
             known = ", ".join(lab.id for lab in labs) or "none"
             raise GraderError(f"--lab {item}: no such lab (labs: {known})")
@@ -299,8 +310,10 @@ def _open_folder(parent, name, shown):
         return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
     except OSError as err:
         if err.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise Rejected(f"{shown} lies in {name}, which is a symbolic link or not a folder: "
-                           "submit the folder itself") from None
+            raise Rejected(
+                f"{shown} lies in {name}, which is a symbolic link or not a folder: "
+                "submit the folder itself"
+            ) from None
         raise Rejected(f"{shown}: cannot open the folder {name} ({err.strerror})") from None
 
 

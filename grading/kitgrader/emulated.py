@@ -35,8 +35,9 @@ TEST_TIME_LIMIT_S = 120  # one test in one order (run_emulated.py's --timeout)
 # The tests' processes: files, /tmp and processes bounded as the GPU path's executor's are.
 # Memory: an emulation built with AddressSanitizer reserves terabytes of address space, so no
 # rlimit can bound it; its own hard_rss_limit_mb does (below); without it, the heap's rlimit.
-RUN_LIMITS = dict(cpu_s=RUN_TIME_LIMIT_S, file_size=64 << 20, processes=64, open_files=1024,
-                  tmp_size=256 << 20)
+RUN_LIMITS = dict(
+    cpu_s=RUN_TIME_LIMIT_S, file_size=64 << 20, processes=64, open_files=1024, tmp_size=256 << 20
+)
 MEMORY_MB = 8192
 RESULTS_BYTES = 4 << 20  # run_emulated.py's JSON on the result channel
 INSIDE_KIT = "/kit"
@@ -65,11 +66,23 @@ def supported(kit):
 def prepare(kit, labs):
     """Builds the kit's parts for `labs` (make emulate-parts); returns (settings, message):
     grader.env's variables, or None and why the emulation cannot run here."""
-    command = ["make", "--no-print-directory", "-C", str(kit.root), f"BUILD={kit.build}",
-               f"LABS={' '.join(lab.id for lab in labs)}", "emulate-parts"]
+    command = [
+        "make",
+        "--no-print-directory",
+        "-C",
+        str(kit.root),
+        f"BUILD={kit.build}",
+        f"LABS={' '.join(lab.id for lab in labs)}",
+        "emulate-parts",
+    ]
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, timeout=BUILD_TIME_LIMIT_S * 2)
+        done = subprocess.run(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=BUILD_TIME_LIMIT_S * 2,
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return None, f"the emulation's parts did not build ({err})"
     if done.returncode != 0:
@@ -89,11 +102,18 @@ class _Paths:
 
     def __init__(self, kit, lab, work, bwrapped):
         self.kit, self.work, self.bwrapped = kit, work, bwrapped
-        parts = ["emulation/include", "emulation/cu2cpp.py", "emulation/run_emulated.py",
-                 "common", f"labs/{lab.id}"]
+        parts = [
+            "emulation/include",
+            "emulation/cu2cpp.py",
+            "emulation/run_emulated.py",
+            "common",
+            f"labs/{lab.id}",
+        ]
         self.ro = [(str(kit.root / p), f"{INSIDE_KIT}/{p}") for p in parts]
-        self.ro += [(str(kit.build / "emulate" / p), self.built(kit.build / "emulate" / p))
-                    for p in ("obj", "lib")]
+        self.ro += [
+            (str(kit.build / "emulate" / p), self.built(kit.build / "emulate" / p))
+            for p in ("obj", "lib")
+        ]
         self.rw = [(str(work), INSIDE_WORK)]
         self.cwd = INSIDE_KIT if bwrapped else str(kit.root)
 
@@ -143,10 +163,10 @@ def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
             if time_limit <= 1:
                 return None
         argv = [str(a) for a in argv]
-        boxed = sandbox.command(iso, argv, ro=at.ro, rw=at.rw, cwd=at.cwd, limits=limits,
-                                env=env)
-        result = run_limited(boxed, time_limit=time_limit, channel=channel,
-                             channel_bytes=RESULTS_BYTES)
+        boxed = sandbox.command(iso, argv, ro=at.ro, rw=at.rw, cwd=at.cwd, limits=limits, env=env)
+        result = run_limited(
+            boxed, time_limit=time_limit, channel=channel, channel_bytes=RESULTS_BYTES
+        )
         log.append(f"$ {' '.join(argv)}\n{result.output}")
         return result
 
@@ -162,33 +182,58 @@ def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
         rewrite = [python, f"{kit_file}/cu2cpp.py", "-o", at.own(f"src/{name}")]
         if name != main:  # a bonus file is parsed with the student file first, as nvcc does
             rewrite += ["--include", at.own(main)]
-        if not ok(step(rewrite + ["-I", "common", "-I", f"labs/{lab.id}", at.own(name)],
-                       BUILD_TIME_LIMIT_S)):
+        if not ok(
+            step(
+                rewrite + ["-I", "common", "-I", f"labs/{lab.id}", at.own(name)], BUILD_TIME_LIMIT_S
+            )
+        ):
             return stopped(f"the emulation's rewrite of {name} failed")
     # One object from the files together, as the lab compiles them (the bonus file with the
     # student file included first).
     # It keeps what its preprocessor made (lab.ii) and the headers it read (lab.d): the
     # intake's checks, below, read the emulation's view of the files as they read nvcc's.
-    compile_argv = [*cxx, *shlex.split(settings["EMU_CUFLAGS"]), f"-Ilabs/{lab.id}", "-c",
-                    "-MD", "-MF", at.own("lab.d"), "-save-temps=obj"]
+    compile_argv = [
+        *cxx,
+        *shlex.split(settings["EMU_CUFLAGS"]),
+        f"-Ilabs/{lab.id}",
+        "-c",
+        "-MD",
+        "-MF",
+        at.own("lab.d"),
+        "-save-temps=obj",
+    ]
     if len(names) > 1:
         compile_argv += ["-include", at.own(f"src/{main}")]
-    if not ok(step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")],
-                   BUILD_TIME_LIMIT_S)):
-        return stopped("your files compiled with nvcc but not with the host compiler for the "
-                       "emulation")
+    if not ok(
+        step(compile_argv + [at.own(f"src/{names[-1]}"), "-o", at.own("lab.o")], BUILD_TIME_LIMIT_S)
+    ):
+        return stopped(
+            "your files compiled with nvcc but not with the host compiler for the " "emulation"
+        )
     refused = intake(kit, lab, iso, settings, at, names, work)
     if refused:
         (logs / "emulate.log").write_text("\n".join(log))
         return Outcome(False, f"not run: {refused}")
     tests = kit.build / "emulate" / "obj" / "tests"
-    objects = [at.built(tests / o) for o in ("runner.o", "gpu_harness.o",
-                                              f"test_{lab.symbol_id}.o")]
+    objects = [
+        at.built(tests / o) for o in ("runner.o", "gpu_harness.o", f"test_{lab.symbol_id}.o")
+    ]
     objects += [at.own("lab.o"), at.built(settings["EMU_KIT_LIB"])]
     objects += [at.built(o) for o in settings["EMU_RUNTIME_OBJ"].split()]
     binary = at.own(f"test_{lab.symbol_id}")
-    if not ok(step([*cxx, *shlex.split(settings.get("EMU_SAN", "")), "-o", binary, *objects,
-                    *shlex.split(settings["EMU_LIBS"])], BUILD_TIME_LIMIT_S)):
+    if not ok(
+        step(
+            [
+                *cxx,
+                *shlex.split(settings.get("EMU_SAN", "")),
+                "-o",
+                binary,
+                *objects,
+                *shlex.split(settings["EMU_LIBS"]),
+            ],
+            BUILD_TIME_LIMIT_S,
+        )
+    ):
         return stopped("the emulated tests did not link with your files")
     # run_emulated.py (the kit's) starts a process per test and order; each runs the student's
     # code under the seccomp profile of every student process, through the sandbox's launcher.
@@ -197,24 +242,44 @@ def run_lab(kit, lab, iso, settings, files, work, logs, deadline=None):
     # that a test, of the same uid, cannot reach its memory): never from a file in the folder
     # the student's code may write.
     launcher = sandbox.INSIDE_LAUNCHER if at.bwrapped else str(iso.sandbox_exec)
-    result = step([python, f"{kit_file}/run_emulated.py", "--orders", ORDERS, "--timeout",
-                   TEST_TIME_LIMIT_S, "--results-channel", "--wrap",
-                   f"{launcher} --seccomp run --", binary], RUN_TIME_LIMIT_S, run_limits,
-                  channel=True)
+    result = step(
+        [
+            python,
+            f"{kit_file}/run_emulated.py",
+            "--orders",
+            ORDERS,
+            "--timeout",
+            TEST_TIME_LIMIT_S,
+            "--results-channel",
+            "--wrap",
+            f"{launcher} --seccomp run --",
+            binary,
+        ],
+        RUN_TIME_LIMIT_S,
+        run_limits,
+        channel=True,
+    )
     (logs / "emulate.log").write_text("\n".join(log))
     if result is None:
-        return Outcome(False, f"no time was left for the emulated tests (logs/{lab.id}/"
-                              "emulate.log)")
-    answer = [line[len(result.token) + 1:] for line in result.channel_lines()
-              if result.token and line.startswith(result.token + " ")]
+        return Outcome(
+            False, f"no time was left for the emulated tests (logs/{lab.id}/" "emulate.log)"
+        )
+    answer = [
+        line[len(result.token) + 1 :]
+        for line in result.channel_lines()
+        if result.token and line.startswith(result.token + " ")
+    ]
     try:
         suites = summarize(json.loads(answer[0]) if answer else None)
         if not suites:  # the program ended before it listed its tests (its own exit?)
             return stopped("the emulated test program listed no tests")
         return Outcome(True, suites=suites)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-        return stopped("the emulated tests did not finish within the time left"
-                       if result.timed_out else "the emulated tests did not finish")
+        return stopped(
+            "the emulated tests did not finish within the time left"
+            if result.timed_out
+            else "the emulated tests did not finish"
+        )
 
 
 def intake(kit, lab, iso, settings, at, names, work):
@@ -229,27 +294,39 @@ def intake(kit, lab, iso, settings, at, names, work):
     # Headers from the emulation's CUDA headers, common/, the lab's folder (as the sandbox
     # names them), the rewrites of the lab's headers cu2cpp.py wrote beside the files (src/)
     # and the host compiler's own folders; never CUDA's.
-    roots = [Path(at.inside(kit.root / part))
-             for part in ("emulation/include", "common", f"labs/{lab.id}")]
+    roots = [
+        Path(at.inside(kit.root / part))
+        for part in ("emulation/include", "common", f"labs/{lab.id}")
+    ]
     roots.append(Path(at.own("src")))
     roots += list(includes.system_roots(shlex.split(settings.get("EMU_CXX", "g++"))[0]))
     deps = (work / "lab.d").read_text(errors="replace") if (work / "lab.d").is_file() else ""
     problem = includes.check_dependencies(
-        deps, at.own(f"src/{names[-1]}"), roots, cwd=at.cwd,
-        own=[at.own(f"src/{n}") for n in names[:-1]])
+        deps,
+        at.own(f"src/{names[-1]}"),
+        roots,
+        cwd=at.cwd,
+        own=[at.own(f"src/{n}") for n in names[:-1]],
+    )
     if problem:
         return problem
     try:
-        findings = forbidden.check_object(work / "lab.o", lab, emulation_symbols(kit, lab,
-                                                                                  settings),
-                                          lab.rubric.forbidden if lab.rubric else (), iso,
-                                          emulated=True)
+        findings = forbidden.check_object(
+            work / "lab.o",
+            lab,
+            emulation_symbols(kit, lab, settings),
+            lab.rubric.forbidden if lab.rubric else (),
+            iso,
+            emulated=True,
+        )
     except forbidden.CheckFailed as err:
         return f"the emulation's object of your files could not be checked ({err})"
     if findings:
-        return (forbidden.summary(findings, label).replace(", so the lab scores 0", "") +
-                "\n  (in code that only the emulation compiles: an #if that nvcc does not "
-                "take; a GPU grade refuses it too)")
+        return (
+            forbidden.summary(findings, label).replace(", so the lab scores 0", "")
+            + "\n  (in code that only the emulation compiles: an #if that nvcc does not "
+            "take; a GPU grade refuses it too)"
+        )
     return None
 
 
@@ -267,11 +344,15 @@ def emulation_symbols(kit, lab, settings):
         parts = [tests / o for o in ("runner.o", "gpu_harness.o", f"test_{lab.symbol_id}.o")]
         parts += [kit.root / settings["EMU_KIT_LIB"]]
         parts += [kit.root / o for o in settings["EMU_RUNTIME_OBJ"].split()]
-        parts += [Path(a) for a in shlex.split(settings.get("EMU_LIBS", ""))
-                  if a.endswith(".a") and "cunit" in Path(a).name.lower()]
+        parts += [
+            Path(a)
+            for a in shlex.split(settings.get("EMU_LIBS", ""))
+            if a.endswith(".a") and "cunit" in Path(a).name.lower()
+        ]
         solution = emulate / "solution" / "obj" / f"{lab.id}.o"
-        _SYMBOLS[key] = forbidden.link_symbols(lab, [p for p in parts if p.exists()],
-                                               [tests / f"test_{lab.symbol_id}.o"], solution)
+        _SYMBOLS[key] = forbidden.link_symbols(
+            lab, [p for p in parts if p.exists()], [tests / f"test_{lab.symbol_id}.o"], solution
+        )
     return _SYMBOLS[key]
 
 
@@ -282,11 +363,19 @@ def summarize(data):
         raise ValueError("not run_emulated.py's results")
     suites = {}
     for r in data["results"]:
-        if not (isinstance(r, dict) and isinstance(r.get("test"), str) and
-                isinstance(r.get("passed"), bool) and isinstance(r.get("orders"), dict) and
-                r["orders"] and all(isinstance(v, dict) and isinstance(v.get("status"), str)
-                                    and isinstance(v.get("why"), list)
-                                    for v in r["orders"].values())):
+        if not (
+            isinstance(r, dict)
+            and isinstance(r.get("test"), str)
+            and isinstance(r.get("passed"), bool)
+            and isinstance(r.get("orders"), dict)
+            and r["orders"]
+            and all(
+                isinstance(v, dict)
+                and isinstance(v.get("status"), str)
+                and isinstance(v.get("why"), list)
+                for v in r["orders"].values()
+            )
+        ):
             raise ValueError("not run_emulated.py's results")
         suite, _, test = r["test"].partition("/")
         passed, total, first = suites.get(suite, (0, 0, ""))

@@ -43,8 +43,11 @@ def timed_suites(rubric, suites):
     rule = rubric.speed
     if rule is None or rule.floor_ratio is None:
         return []
-    return [name for name in rubric.required_for_speed()
-            if name in suites and not judged_tests(rubric, suites[name])]
+    return [
+        name
+        for name in rubric.required_for_speed()
+        if name in suites and not judged_tests(rubric, suites[name])
+    ]
 
 
 def _withdraw(runs, message):
@@ -58,19 +61,26 @@ def gate_on_judged(rubric, result):
     """Withdraws the passed tests of every suite whose judged tests did not all pass."""
     for name, suite in result.suites.items():
         judged = set(judged_tests(rubric, suite))
-        failed = [run.test.name for run in suite.runs
-                  if run.test.id in judged and run.status != PASSED]
+        failed = [
+            run.test.name for run in suite.runs if run.test.id in judged and run.status != PASSED
+        ]
         if not failed:
             continue
-        _withdraw([run for run in suite.runs if run.test.id not in judged],
-                  f"not counted: this TODO's large tests ({', '.join(failed)}) did not pass, "
-                  "and on small inputs the grader cannot tell a GPU sort from a host sort; "
-                  "they are the evidence that your GPU code did the work")
+        _withdraw(
+            [run for run in suite.runs if run.test.id not in judged],
+            f"not counted: this TODO's large tests ({', '.join(failed)}) did not pass, "
+            "and on small inputs the grader cannot tell a GPU sort from a host sort; "
+            "they are the evidence that your GPU code did the work",
+        )
 
 
 def below_floor(rule, ratio):
-    return rule is not None and rule.floor_ratio is not None and ratio is not None and \
-        ratio < rule.floor_ratio
+    return (
+        rule is not None
+        and rule.floor_ratio is not None
+        and ratio is not None
+        and ratio < rule.floor_ratio
+    )
 
 
 def withdraw_lab(result, message):
@@ -82,7 +92,9 @@ def withdraw_lab(result, message):
 def withdraw_timed(rubric, result, why):
     """The timed run gave no evidence: the suites that rest on it lose their passed tests."""
     for name in timed_suites(rubric, result.suites):
-        _withdraw(result.suites[name].runs,
-                  f"not counted: {why}; the timed run of your sort is the evidence that the GPU "
-                  f"did this TODO's work (on small inputs the grader cannot tell a GPU sort from "
-                  f"a host sort)")
+        _withdraw(
+            result.suites[name].runs,
+            f"not counted: {why}; the timed run of your sort is the evidence that the GPU "
+            f"did this TODO's work (on small inputs the grader cannot tell a GPU sort from "
+            f"a host sort)",
+        )

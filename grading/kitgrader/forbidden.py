@@ -39,17 +39,24 @@ from .run import run_limited
 SORT_NAMESPACES = {"thrust": "Thrust", "cub": "CUB"}
 STD_SORTING = "the C++ standard library's sorting"
 # ...the sorting functions of std:: (and their __-prefixed helpers in libstdc++)...
-STD_SORTS = frozenset(prefix + name for prefix in ("", "__") for name in (
-    "sort stable_sort partial_sort partial_sort_copy nth_element sort_heap introsort_loop "
-    "final_insertion_sort merge_sort_with_buffer inplace_stable_sort insertion_sort "
-    "heap_select").split())
+STD_SORTS = frozenset(
+    prefix + name
+    for prefix in ("", "__")
+    for name in (
+        "sort stable_sort partial_sort partial_sort_copy nth_element sort_heap introsort_loop "
+        "final_insertion_sort merge_sort_with_buffer inplace_stable_sort insertion_sort "
+        "heap_select"
+    ).split()
+)
 STD_RANGES_SORTS = frozenset({"__sort_fn", "__stable_sort_fn"})  # std::ranges::sort
 # ...and C names, or the first name of a C++ one (_Z16kit_cpu_..., _ZL16kit_cpu_...).
 C_SORTS = [
     (re.compile(r"^(qsort|qsort_r|__qsort_r)$"), "the C library's qsort"),
     (re.compile(r"^(?:_ZL?[0-9]+)?kit_cpu_"), "the kit's CPU reference sorts (cpu_sort.h)"),
-    (re.compile(r"^(?:_ZL?[0-9]+)?kit_baseline_"),
-     "the kit's CUB and std::sort baselines (baselines.h)"),
+    (
+        re.compile(r"^(?:_ZL?[0-9]+)?kit_baseline_"),
+        "the kit's CUB and std::sort baselines (baselines.h)",
+    ),
 ]
 
 # Tools on a student's object: in the sandbox, with these limits. An honest lab object lists
@@ -119,7 +126,7 @@ def mangled_parts(name):
             j += 1
         length = int(name[i:j]) if j - i < 7 else 0
         if length and j + length <= n and (after_part or _is_length(name, i)):
-            parts.append(Part(name[j:j + length], i, j + length))
+            parts.append(Part(name[j : j + length], i, j + length))
             j += length
         i = j
     return parts
@@ -127,7 +134,7 @@ def mangled_parts(name):
 
 def _is_length(name, i):
     """Whether the digits at i are an identifier's length (and not a number of the grammar)."""
-    before = name[max(0, i - 12):i]
+    before = name[max(0, i - 12) : i]
     if not before or before[-1] in "STACD.":  # S0_ T1_ A10_ C1 D0 .isra.0
         return False
     if before.endswith(("Dv", "DF", "DB", "DU", "fp", "Ut", "CI")) or LITERAL_VALUE.search(before):
@@ -163,7 +170,7 @@ def sort_rule(name):
 def _adjacent(parts, k, count):
     """Up to count parts that directly follow parts[k] (std::ranges::__sort_fn)."""
     out = []
-    for part in parts[k + 1:k + 1 + count]:
+    for part in parts[k + 1 : k + 1 + count]:
         if part.start != (out[-1].end if out else parts[k].end):
             break
         out.append(part)
@@ -183,8 +190,11 @@ class Tools:
 
     @classmethod
     def for_lab(cls, lab, iso=None):
-        launcher = (iso.sandbox_exec if iso is not None and iso.sandbox_exec
-                    else lab.kit.build / "tools" / "sandbox_exec")
+        launcher = (
+            iso.sandbox_exec
+            if iso is not None and iso.sandbox_exec
+            else lab.kit.build / "tools" / "sandbox_exec"
+        )
         if not os.access(launcher, os.X_OK):
             raise GraderError(f"{launcher} is missing: run make first")
         return cls(launcher=str(launcher), iso=iso)
@@ -210,11 +220,17 @@ def run_tool(tools, program, args, obj=None, *, time_limit=None, output_limit=No
         argv.append(inside)
     # CPU time a little over the clock's limit, so that a tool that computes for ever is
     # stopped by the clock and said to be so.
-    limits = sandbox.Limits(cpu_s=time_limit + 5, address_space=TOOL_MEMORY,
-                            file_size=1 << 20, open_files=64, tmp_size=16 << 20)
+    limits = sandbox.Limits(
+        cpu_s=time_limit + 5,
+        address_space=TOOL_MEMORY,
+        file_size=1 << 20,
+        open_files=64,
+        tmp_size=16 << 20,
+    )
     command = sandbox.command(iso, argv, ro=ro, cwd="/", limits=limits)
-    result = run_limited(command, time_limit=time_limit, output_limit=output_limit,
-                         keep_bytes=output_limit)
+    result = run_limited(
+        command, time_limit=time_limit, output_limit=output_limit, keep_bytes=output_limit
+    )
     name = Path(program).name
     if result.start_error:
         raise GraderError(f"cannot run {name}: {result.start_error}")
@@ -223,11 +239,16 @@ def run_tool(tools, program, args, obj=None, *, time_limit=None, output_limit=No
     if result.flooded:
         raise CheckFailed(f"{name} printed more than {_size(output_limit)}")
     if result.signal is not None or result.exit_code != 0:
-        how = (f"was killed by signal {result.signal}" if result.signal is not None
-               else f"failed (exit {result.exit_code})")
+        how = (
+            f"was killed by signal {result.signal}"
+            if result.signal is not None
+            else f"failed (exit {result.exit_code})"
+        )
         words = " ".join(result.output[-300:].split())
-        raise CheckFailed(f"{name} {how} within its limits ({time_limit:g} s, "
-                          f"{_size(TOOL_MEMORY)} of memory){': ' + words if words else ''}")
+        raise CheckFailed(
+            f"{name} {how} within its limits ({time_limit:g} s, "
+            f"{_size(TOOL_MEMORY)} of memory){': ' + words if words else ''}"
+        )
     return result.output
 
 
@@ -252,8 +273,9 @@ def demangled(tools, names, strict=False):
     """{mangled: demangled} for the names c++filt may be given (mangled, at most
     DEMANGLE_MAX_CHARS), each c++filt run under the DEMANGLE_ limits. strict: CheckFailed
     when a run does not finish; otherwise that run's names are left out (shown mangled)."""
-    wanted = [n for n in dict.fromkeys(names)
-              if len(n) <= DEMANGLE_MAX_CHARS and MANGLED.fullmatch(n)]
+    wanted = [
+        n for n in dict.fromkeys(names) if len(n) <= DEMANGLE_MAX_CHARS and MANGLED.fullmatch(n)
+    ]
     if not wanted or not shutil.which("c++filt"):
         return {}
     batches, size = [[]], 0
@@ -266,8 +288,13 @@ def demangled(tools, names, strict=False):
     out = {}
     for batch in batches:
         try:
-            lines = run_tool(tools, "c++filt", batch, time_limit=DEMANGLE_TIME_LIMIT_S,
-                             output_limit=DEMANGLE_OUTPUT_LIMIT).split("\n")
+            lines = run_tool(
+                tools,
+                "c++filt",
+                batch,
+                time_limit=DEMANGLE_TIME_LIMIT_S,
+                output_limit=DEMANGLE_OUTPUT_LIMIT,
+            ).split("\n")
         except CheckFailed as err:
             if strict:
                 raise CheckFailed(f"demangling the object's symbol names: {err}")
@@ -276,8 +303,10 @@ def demangled(tools, names, strict=False):
             lines.pop()
         if len(lines) != len(batch):
             if strict:
-                raise CheckFailed("demangling the object's symbol names: c++filt's output "
-                                  "does not match the names it was given")
+                raise CheckFailed(
+                    "demangling the object's symbol names: c++filt's output "
+                    "does not match the names it was given"
+                )
             continue
         out.update(zip(batch, lines))
     return out
@@ -286,7 +315,7 @@ def demangled(tools, names, strict=False):
 def shown(name, readable=None):
     """A symbol as a message shows it: demangled when readable has it, cut short."""
     text = (readable or {}).get(name, name)
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
 # ---- the kit's symbols, and a student's object ---------------------------------------------
@@ -378,8 +407,12 @@ def check_object(obj, lab, symbols, extra_rules=(), iso=None, emulated=False):
     allowed = allowlist.allowed(lab)
     imports = allowed
     if emulated:
-        imports = (allowed | symbols.strong | symbols.weak |
-                   {n for n in names if allowlist.emulation_support(n)})
+        imports = (
+            allowed
+            | symbols.strong
+            | symbols.weak
+            | {n for n in names if allowlist.emulation_support(n)}
+        )
     _check_imports(tools, obj, lab, imports, explained, add)
     _check_definitions(tools, obj, symbols, allowed, add)
     if _has_syscall_instruction(tools, obj):
@@ -396,22 +429,31 @@ def _check_imports(tools, obj, lab, allowed, explained, add):
         if base in explained:
             continue
         if base.startswith(("__real_", "__wrap_")):
-            add(name, f"uses {shown(name)}, a name of the grader's own copy wrappers: a lab "
-                      "file may not reach around them")
+            add(
+                name,
+                f"uses {shown(name)}, a name of the grader's own copy wrappers: a lab "
+                "file may not reach around them",
+            )
         elif base in allowlist.SPECIAL_WHY:
             add(name, f"{allowlist.SPECIAL_WHY[base]}: this lab does not allow it")
         elif base not in allowed and not allowlist.nvcc_generated(base):
             refused.append(base)
         elif base != name:
-            add(name, f"calls {base} through a symbol version ({shown(name)}): a lab file "
-                      "calls functions by their names")
+            add(
+                name,
+                f"calls {base} through a symbol version ({shown(name)}): a lab file "
+                "calls functions by their names",
+            )
     if refused:
         readable = demangled(tools, refused[:6])
         names = [shown(n, readable) for n in refused[:6]]
         calls = ", ".join(n if "(" in n else n + "()" for n in names)
         more = f" and {len(refused) - 6} more" if len(refused) > 6 else ""
-        add(refused[0], f"{lab.files_named} calls {calls}{more}, which this lab does not "
-                        f"allow ({allowlist.what_is_allowed(lab)})")
+        add(
+            refused[0],
+            f"{lab.files_named} calls {calls}{more}, which this lab does not "
+            f"allow ({allowlist.what_is_allowed(lab)})",
+        )
 
 
 def _check_definitions(tools, obj, symbols, allowed, add):
@@ -421,21 +463,33 @@ def _check_definitions(tools, obj, symbols, allowed, add):
         if base in symbols.api or base.startswith("__device_stub_"):
             continue
         if base.startswith(("__wrap_", "__real_")):
-            add(name, f"defines {shown(name)}: the grader wraps the copy functions at link "
-                      "time with names like this, and a lab file may not take their place")
+            add(
+                name,
+                f"defines {shown(name)}: the grader wraps the copy functions at link "
+                "time with names like this, and a lab file may not take their place",
+            )
             continue
         if base in allowed:
-            add(name, f"defines {base}, a call a lab file may use but not replace: the "
-                      "kit and the grader rely on the real one")
+            add(
+                name,
+                f"defines {base}, a call a lab file may use but not replace: the "
+                "kit and the grader rely on the real one",
+            )
             continue
         weak_here = kind in "VWvwu"
-        clashes = base in symbols.strong or base in symbols.used or (
-            base in symbols.weak and not weak_here)
+        clashes = (
+            base in symbols.strong
+            or base in symbols.used
+            or (base in symbols.weak and not weak_here)
+        )
         if weak_here and base in symbols.weak and base not in symbols.strong:
             clashes = False  # the same inline function from a shared header
         if clashes or base == "main":
-            add(name, f"defines {shown(base)}, which the kit's own code uses: a lab file may "
-                      "define its API and its own helpers, not the kit's functions")
+            add(
+                name,
+                f"defines {shown(base)}, which the kit's own code uses: a lab file may "
+                "define its API and its own helpers, not the kit's functions",
+            )
 
 
 def _has_syscall_instruction(tools, obj):

@@ -46,12 +46,15 @@ def probe(kit, env):
         raise GraderError(f"{kit.gpu_probe} is missing: run make first")
     result = run_limited([kit.gpu_probe, "--facts"], time_limit=PROBE_TIME_LIMIT_S, env=env)
     lines = result.output.strip().splitlines()
-    facts = next((l[len("facts: "):] for l in lines if l.startswith("facts: ")), None)
+    facts = next((l[len("facts: ") :] for l in lines if l.startswith("facts: ")), None)
     lines = [l for l in lines if not l.startswith("facts: ")]
     line = lines[-1] if lines else ""
     if result.timed_out:
-        return Probe(False, "the GPU probe did not answer within a minute (a GPU that hangs?)",
-                     "none the GPU probe did not answer")
+        return Probe(
+            False,
+            "the GPU probe did not answer within a minute (a GPU that hangs?)",
+            "none the GPU probe did not answer",
+        )
     ready = result.exit_code == 0
     line = line or f"gpu_probe exit {result.exit_code}"
     if facts is None:  # a probe that says only its line: ready, with unknown memory
@@ -69,8 +72,10 @@ def require_gpu(kit, env, retries=0, wait_s=3.0):
     if not found.ready:
         where = env.get("CUDA_VISIBLE_DEVICES")
         gpu = f" (CUDA_VISIBLE_DEVICES={where})" if where is not None else ""
-        raise NoGpu(f"grading needs an NVIDIA GPU, and none is usable here{gpu}: "
-                    f"{found.line.replace('no usable GPU: ', '')}")
+        raise NoGpu(
+            f"grading needs an NVIDIA GPU, and none is usable here{gpu}: "
+            f"{found.line.replace('no usable GPU: ', '')}"
+        )
     return found
 
 
@@ -80,14 +85,19 @@ def smi(*query):
     if not tool:
         return None
     try:
-        proc = subprocess.run([tool, *query, "--format=csv,noheader,nounits"],
-                              capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            [tool, *query, "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:
         return None
-    return [[c.strip() for c in line.split(",")] for line in proc.stdout.splitlines()
-            if line.strip()]
+    return [
+        [c.strip() for c in line.split(",")] for line in proc.stdout.splitlines() if line.strip()
+    ]
 
 
 def memory_mib(gpu):
@@ -127,8 +137,11 @@ def busy_with(gpu):
     else:
         uuids = {row[1] for row in gpus if gpu in (row[0], row[1])}
     mine = os.getpid()
-    return [f"pid {row[1]} ({row[2]}, {row[3]} MiB)" for row in apps
-            if len(row) >= 4 and row[0] in uuids and row[1] != str(mine)]
+    return [
+        f"pid {row[1]} ({row[2]}, {row[3]} MiB)"
+        for row in apps
+        if len(row) >= 4 and row[0] in uuids and row[1] != str(mine)
+    ]
 
 
 def pick_gpus(kit, candidates, count, allow_busy=False):
@@ -160,9 +173,15 @@ def pick_gpus(kit, candidates, count, allow_busy=False):
             break
     if not chosen:
         busy = any("in use by" in note for note in passed_over)
-        raise NoGpu("grading needs an NVIDIA GPU, and none is usable here: "
-                    + "; ".join(passed_over)
-                    + (". Time limits and speed points would not be fair on a GPU in use: "
-                       "wait, choose others with --gpus, or grade anyway with "
-                       "--allow-busy-gpu (make grade: KIT_ALLOW_BUSY_GPU=1)" if busy else ""))
+        raise NoGpu(
+            "grading needs an NVIDIA GPU, and none is usable here: "
+            + "; ".join(passed_over)
+            + (
+                ". Time limits and speed points would not be fair on a GPU in use: "
+                "wait, choose others with --gpus, or grade anyway with "
+                "--allow-busy-gpu (make grade: KIT_ALLOW_BUSY_GPU=1)"
+                if busy
+                else ""
+            )
+        )
     return chosen, passed_over

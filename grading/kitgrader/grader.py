@@ -35,8 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import (GraderError, NoGpu, build, forbidden, gpu, includes, sandbox, sanitize, sharing,
-               speed)
+from . import GraderError, NoGpu, build, forbidden, gpu, includes, sandbox, sanitize, sharing, speed
 from .labstate import LabPlan, is_large, is_medium, timed_binary, verdict_binary
 from .results import SubmissionResult
 from .rubric import check_against_tests
@@ -76,25 +75,37 @@ class GradingContext:
         self.reference_cpu_lock = threading.Lock()
 
     def prepare(self):
-        missing = {lab.id: lab.missing_parts() + [
-            str(p) for p in [verdict_binary(lab), *build.executor_parts(lab),
-                             self.kit.build / "tools" / "sandbox_exec"] if not p.exists()]
-            for lab in self.labs}
+        missing = {
+            lab.id: lab.missing_parts()
+            + [
+                str(p)
+                for p in [
+                    verdict_binary(lab),
+                    *build.executor_parts(lab),
+                    self.kit.build / "tools" / "sandbox_exec",
+                ]
+                if not p.exists()
+            ]
+            for lab in self.labs
+        }
         missing = {k: v for k, v in missing.items() if v}
         if missing:
             lines = [f"  {lab}: {', '.join(parts)}" for lab, parts in missing.items()]
-            raise GraderError("the kit is not built for grading (run make first); missing:\n"
-                              + "\n".join(lines))
+            raise GraderError(
+                "the kit is not built for grading (run make first); missing:\n" + "\n".join(lines)
+            )
         self.toolchain = build.load_toolchain(self.kit.grading_env)
         if self.options.gpu_arch:
             self.toolchain = self.toolchain.for_gpu(self.options.gpu_arch)
         self.work_root.mkdir(parents=True, exist_ok=True)
         binds = [self.kit.root / "common", self.kit.labs_root, self.kit.build, self.work_root]
-        self.isolation = sandbox.detect(self.kit.build / "tools" / "sandbox_exec", binds,
-                                        self.options.sandbox)
+        self.isolation = sandbox.detect(
+            self.kit.build / "tools" / "sandbox_exec", binds, self.options.sandbox
+        )
         if self.options.fail_closed:
-            sandbox.check_fail_closed(self.isolation, self.options.sandbox,
-                                      self.options.fail_closed)
+            sandbox.check_fail_closed(
+                self.isolation, self.options.sandbox, self.options.fail_closed
+            )
         sandbox.protect_secrets(self.isolation, sandbox.secret_paths(self.kit))
         for lab in self.labs:
             self.toolchain.flags_for(lab.id)
@@ -166,14 +177,19 @@ class GradingContext:
                 compiles *= 2
             total += compiles * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S
             # A test of a batch may run twice (it failed after others passed: alone again).
-            total += sum(self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
-                         for t in plan.tests) / max(1, self.options.test_jobs)
+            total += sum(
+                self.test_limit(lab, t.suite) * (2 if self.batched(lab, t) else 1)
+                for t in plan.tests
+            ) / max(1, self.options.test_jobs)
             if plan.reference_executor is not None and lab.rubric.speed:
                 total += speed.run_limit(lab.rubric.speed.time_limit_s)
             if self.options.sanitize:
                 rule = lab.rubric.sanitizer
-                total += (len(sanitize.choose_tests(rule, plan.tests)) * len(rule.tools)
-                          * rule.time_limit_s)
+                total += (
+                    len(sanitize.choose_tests(rule, plan.tests))
+                    * len(rule.tools)
+                    * rule.time_limit_s
+                )
         if self.options.max_time:
             total = min(total, self.options.max_time)
         return total
@@ -197,8 +213,11 @@ class GradingContext:
 
     def include_roots(self, lab):
         """Where a compile's headers may come from, as the sandbox names them."""
-        inside = [Path(p) for _, p in build.source_binds(lab)] if \
-            self.isolation.kind.startswith("bwrap") else [lab.kit.root / "common", lab.dir]
+        inside = (
+            [Path(p) for _, p in build.source_binds(lab)]
+            if self.isolation.kind.startswith("bwrap")
+            else [lab.kit.root / "common", lab.dir]
+        )
         system = includes.allowed_roots(lab.dir, lab.kit.root / "common", self.toolchain.nvcc)
         outside = {Path(os.path.realpath(p)) for p in (lab.dir, lab.kit.root / "common")}
         return inside + [r for r in system if r not in outside]
@@ -218,8 +237,9 @@ class GradingContext:
         if executor is not None:
             limit = self.test_limit(lab, test.suite)
             command = build.executor_command(iso, plan.reference_executor, limit)
-            run, _ = run_test(verdict_binary(lab), test, time_limit=limit, env=env,
-                              executor=command, owner=owner)
+            run, _ = run_test(
+                verdict_binary(lab), test, time_limit=limit, env=env, executor=command, owner=owner
+            )
             used = run.details.get("cpu_ms")
             if run.status == "passed" and isinstance(used, float):
                 value = used
@@ -238,8 +258,22 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
     module each (stage_build.py, stage_tests.py, stage_timed.py), sharing this object's state;
     grade() runs them in order, and report.py writes what they found."""
 
-    def __init__(self, context, name, submission, out_dir, gpu_id=None, labs=None, echo=None,
-                 work_dir=None, slot=0, turns=None, watch=None, testing=None, test_jobs=None):
+    def __init__(
+        self,
+        context,
+        name,
+        submission,
+        out_dir,
+        gpu_id=None,
+        labs=None,
+        echo=None,
+        work_dir=None,
+        slot=0,
+        turns=None,
+        watch=None,
+        testing=None,
+        test_jobs=None,
+    ):
         self.ctx = context
         self.work_dir = Path(work_dir).resolve() if work_dir else None
         self.name = name
@@ -254,7 +288,8 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
         # The slot's own uid and its GPU's device file alone ("": no GPU, for the grader's
         # own tests, which run none).
         self.isolation = context.isolation.for_slot(
-            slot, gpu_id if gpu_id is not None or context.options.gpu_check else "")
+            slot, gpu_id if gpu_id is not None or context.options.gpu_check else ""
+        )
         self.echo = echo or (lambda text: None)
         self.deadline = None
         # A class run shares the GPU among slots (sharing.py): its turns, and the watch on
@@ -299,9 +334,11 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
                 result.gpu = probe.line
                 self.env["KIT_GPU_FACTS"] = probe.facts
                 if "(HMM)" in result.gpu:
-                    result.isolation += ("; but this GPU reads host memory directly (HMM), so "
-                                         "the device-to-host copy count can be bypassed "
-                                         "(docs/instructor.md: uvm_disable_hmm=1)")
+                    result.isolation += (
+                        "; but this GPU reads host memory directly (HMM), so "
+                        "the device-to-host copy count can be bypassed "
+                        "(docs/instructor.md: uvm_disable_hmm=1)"
+                    )
             with self.testing:  # a test slot of the GPU (classroom.py)
                 states = self._compile_and_test(result, no_gpu)
             self._finish_labs(states)
@@ -315,8 +352,9 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
             if not opts.keep_work:
                 shutil.rmtree(self.work, ignore_errors=True)
         if result.skipped:
-            result.notes.append(f"{result.skipped} tests were skipped (no GPU): the score is "
-                                "not a grade")
+            result.notes.append(
+                f"{result.skipped} tests were skipped (no GPU): the score is " "not a grade"
+            )
         return result
 
     def _compile_and_test(self, result, no_gpu):
@@ -327,19 +365,23 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
         with ThreadPoolExecutor(max_workers=max(1, len(self.labs))) as pool:
             states = list(pool.map(self._start_lab, self.labs))
         result.labs.extend(state.result for state in states)
-        result.notes += [f"{state.lab.id}: {note}" for state in states
-                         for note in state.result.notes]
+        result.notes += [
+            f"{state.lab.id}: {note}" for state in states for note in state.result.notes
+        ]
         if no_gpu:
             # What a student can learn at home: each file compiles, includes and calls
             # only what its lab allows, and links; the host suites (tests without [gpu],
             # such as Lab 02's co-rank) run as on a GPU host; the GPU tests wait.
             for state in states:
                 if state.executor:
-                    state.result.not_run("no GPU (file compiled, includes and calls "
-                                         "allowed, linked)", gpu_only=True)
+                    state.result.not_run(
+                        "no GPU (file compiled, includes and calls " "allowed, linked)",
+                        gpu_only=True,
+                    )
                     if state.result.speed:
-                        state.result.speed.message = ("measured when your instructor "
-                                                      "grades, on a GPU")
+                        state.result.speed.message = (
+                            "measured when your instructor " "grades, on a GPU"
+                        )
             self._run_tests(states, only=lambda test: not test.gpu)
             self._emulate(states, result)
             raise no_gpu
@@ -350,5 +392,3 @@ class SubmissionGrader(BuildStage, TestStage, TimedStage):
 
     def _out_of_time(self):
         return self.deadline is not None and time.monotonic() >= self.deadline
-
-

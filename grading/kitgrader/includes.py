@@ -31,8 +31,10 @@ from pathlib import Path
 
 from . import GraderError
 
-WHAT_TO_DO = ("include only the lab's header, the kit's common/ headers and CUDA or system "
-              "headers, by name")
+WHAT_TO_DO = (
+    "include only the lab's header, the kit's common/ headers and CUDA or system "
+    "headers, by name"
+)
 DIRECTIVE = re.compile(r"^\s*(?:#|%:|\?\?=)\s*([A-Za-z_]\w*)(.*)$")
 INCLUDE_PATH = re.compile(r"^\s*(?:<([^>]*)>|\"([^\"]*)\")")
 PRAGMA_DEPENDENCY = re.compile(r"\bGCC\s+dependency\b")
@@ -65,14 +67,18 @@ def scan_source(text, filename):
         return _incbin(filename)
     match = ASSEMBLER.search(strings)
     if match:
-        return (f"{filename} has the assembler directive {match.group(0)}, which reads or "
-                f"builds other files: {WHAT_TO_DO}")
+        return (
+            f"{filename} has the assembler directive {match.group(0)}, which reads or "
+            f"builds other files: {WHAT_TO_DO}"
+        )
     return None
 
 
 def _incbin(filename):
-    return (f"{filename} spells incbin, which makes the assembler copy a file into the "
-            f"program: {WHAT_TO_DO}")
+    return (
+        f"{filename} spells incbin, which makes the assembler copy a file into the "
+        f"program: {WHAT_TO_DO}"
+    )
 
 
 def _literals(code):
@@ -81,14 +87,14 @@ def _literals(code):
     while i < n:
         raw = RAW_STRING.match(code, i) if code[i] in "uULR" else None
         if raw and (i == 0 or not (code[i - 1].isalnum() or code[i - 1] == "_")):
-            end = code.find(")" + raw.group(1) + "\"", raw.end())
+            end = code.find(")" + raw.group(1) + '"', raw.end())
             end = n if end < 0 else end
-            yield code[raw.end():end]
+            yield code[raw.end() : end]
             i = end + len(raw.group(1)) + 2
         elif code[i] in "\"'":
             end = _literal_end(code, i)
-            if code[i] == "\"":
-                yield ESCAPE.sub(lambda m: _escape_char(m.group(1)), code[i + 1:end - 1])
+            if code[i] == '"':
+                yield ESCAPE.sub(lambda m: _escape_char(m.group(1)), code[i + 1 : end - 1])
             i = end
         else:
             i += 1
@@ -126,7 +132,7 @@ def _strip_comments(text):
     while i < n:
         raw = RAW_STRING.match(text, i) if text[i] in "uULR" else None
         if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            end = text.find(")" + raw.group(1) + "\"", raw.end())
+            end = text.find(")" + raw.group(1) + '"', raw.end())
             end = n if end < 0 else end + len(raw.group(1)) + 2
             out.append(text[i:end])
             i = end
@@ -160,7 +166,7 @@ def _literal_end(text, start):
 
 def _directive_problem(line):
     if PRAGMA_OPERATOR.search(line):
-        return "_Pragma(\"GCC dependency\") reads another file"
+        return '_Pragma("GCC dependency") reads another file'
     match = DIRECTIVE.match(line)
     if not match:
         return None
@@ -196,7 +202,9 @@ PP_TOKEN = re.compile(
     r'|(?P<string>(?:u8|[uUL])?"(?P<chars>(?:\\.|[^"\\\n])*)")'
     r"|(?P<number>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)"  # 1'000 is no char
     r"|(?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])*')"
-    r"|(?P<word>[A-Za-z_]\w*)", re.S)
+    r"|(?P<word>[A-Za-z_]\w*)",
+    re.S,
+)
 SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 ANY_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]+|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{1,3}|.)", re.S)
 PREPROCESSED_SUFFIXES = (".ii", ".cudafe1.cpp")  # what nvcc -keep leaves that holds the source
@@ -214,9 +222,11 @@ def scan_preprocessed(text, filename):
             return _incbin_expanded(filename)
         match = ASSEMBLER.search(literal)
         if match:
-            return (f"{filename} has the assembler directive {match.group(0)} once the "
-                    f"preprocessor has expanded its macros: a lab file needs none, and it "
-                    f"reads or builds other files: {WHAT_TO_DO}")
+            return (
+                f"{filename} has the assembler directive {match.group(0)} once the "
+                f"preprocessor has expanded its macros: a lab file needs none, and it "
+                f"reads or builds other files: {WHAT_TO_DO}"
+            )
     return None
 
 
@@ -240,8 +250,10 @@ def scan_kept_file(path, filename):
         if not stat.S_ISREG(info.st_mode):
             return f"{filename}: what the preprocessor made of it is not a regular file"
         if info.st_size > MAX_PREPROCESSED_BYTES:
-            return (f"{filename} preprocesses to more than "
-                    f"{MAX_PREPROCESSED_BYTES >> 20} MiB: {WHAT_TO_DO}")
+            return (
+                f"{filename} preprocesses to more than "
+                f"{MAX_PREPROCESSED_BYTES >> 20} MiB: {WHAT_TO_DO}"
+            )
         text = f.read(MAX_PREPROCESSED_BYTES + 1).decode("utf-8", "replace")
     return scan_preprocessed(text, filename)
 
@@ -250,9 +262,11 @@ def scan_kept_file(path, filename):
 # here, 1.2 s for Lab 01's three files of 4 MB, more on a GPU host's slower cores), and the
 # labs of a submission, compiled at once from threads of the grader's one process, scanned one
 # after another on its interpreter lock.
-_SCAN_APART = ("import sys; sys.path.insert(0, sys.argv[1]); "
-               "from kitgrader.includes import scan_kept_file; "
-               "sys.stdout.write(scan_kept_file(sys.argv[2], sys.argv[3]) or '')")
+_SCAN_APART = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from kitgrader.includes import scan_kept_file; "
+    "sys.stdout.write(scan_kept_file(sys.argv[2], sys.argv[3]) or '')"
+)
 
 
 def scan_preprocessed_folder(folder, filename):
@@ -265,9 +279,17 @@ def scan_preprocessed_folder(folder, filename):
     scans = []
     for path in kept_files(folder):
         try:
-            scans.append((path, subprocess.Popen(
-                [sys.executable, "-I", "-c", _SCAN_APART, package_parent, path, filename],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)))
+            scans.append(
+                (
+                    path,
+                    subprocess.Popen(
+                        [sys.executable, "-I", "-c", _SCAN_APART, package_parent, path, filename],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    ),
+                )
+            )
         except OSError:
             scans.append((path, None))
     problems = []
@@ -285,9 +307,11 @@ def scan_preprocessed_folder(folder, filename):
 
 
 def _incbin_expanded(filename):
-    return (f"{filename} spells incbin once the preprocessor has expanded its macros (a "
-            f"pasted or stringified name is the directive all the same), which makes the "
-            f"assembler copy a file into the program: {WHAT_TO_DO}")
+    return (
+        f"{filename} spells incbin once the preprocessor has expanded its macros (a "
+        f"pasted or stringified name is the directive all the same), which makes the "
+        f"assembler copy a file into the program: {WHAT_TO_DO}"
+    )
 
 
 def _joined_literals(text):
@@ -305,7 +329,7 @@ def _joined_literals(text):
                 yield "".join(pending)
                 pending = []
             continue
-        if pending and text[end:token.start()].strip():
+        if pending and text[end : token.start()].strip():
             yield "".join(pending)
             pending = []
         pending.append(literal)
@@ -345,8 +369,7 @@ def _roots(lab_dir, common_dir, nvcc, cc):
 def system_roots(cc):
     """The C/C++ compiler's own include folders, links resolved (the emulation's compiles may
     read these, besides the kit's)."""
-    return tuple(Path(os.path.realpath(p)) for p in _system_includes(str(cc))
-                 if Path(p).is_dir())
+    return tuple(Path(os.path.realpath(p)) for p in _system_includes(str(cc)) if Path(p).is_dir())
 
 
 def _cuda_includes(nvcc):
@@ -361,8 +384,13 @@ def _cuda_includes(nvcc):
 def _system_includes(cc):
     """The compiler's <...> search list, as `cc -xc++ -E -v -` prints it."""
     try:
-        proc = subprocess.run([cc, "-xc++", "-E", "-v", "-"], stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [cc, "-xc++", "-E", "-v", "-"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise GraderError(f"cannot ask {cc} for its include folders: {err}")
     folders, inside = [], False
@@ -387,7 +415,7 @@ def parse_dependencies(dep_text):
         colon = re.search(r"(?<!\\):(?:\s|$)", line)
         if not colon:
             continue
-        for token in re.findall(r"(?:\\.|[^\s\\])+", line[colon.end():]):
+        for token in re.findall(r"(?:\\.|[^\s\\])+", line[colon.end() :]):
             name = re.sub(r"\\(.)", r"\1", token).replace("$$", "$")
             if name not in prerequisites:
                 prerequisites.append(name)
@@ -409,6 +437,8 @@ def check_dependencies(dep_text, source_name, roots, cwd=None, own=()):
             continue
         if not any(real == root or root in real.parents for root in roots):
             label = " or ".join(Path(n).name for n in reversed(mine))
-            return (f"{label} includes {name}, which is not a header of the lab, the kit's "
-                    f"common/, CUDA or the system: {WHAT_TO_DO}")
+            return (
+                f"{label} includes {name}, which is not a header of the lab, the kit's "
+                f"common/, CUDA or the system: {WHAT_TO_DO}"
+            )
     return None

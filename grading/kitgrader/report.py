@@ -41,12 +41,15 @@ MESSAGE_WIDTH = 96
 ESCAPE_SEQUENCE = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -/]*[0-~]?")
+    r"|\x1b[ -/]*[0-~]?"
+)
 # What is left that no terminal should get: C0 controls but newline and tab, DEL, C1
 # controls, the marks that reorder text (bidi), line and paragraph separators, lone
 # surrogates (from undecodable bytes).
-UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                         r"\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+UNPRINTABLE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+    r"\u2028\u2029\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def printable(text, multiline=True):
@@ -124,8 +127,11 @@ def lab_table(lab, verbose=False, graded=True):
     grade."""
     lines = []
     where = _relative(lab.source) if lab.source else lab.lab.student_file
-    score = (f"{fmt(lab.score)} / {fmt(lab.max_score)} points" if graded else
-             f"not graded (up to {fmt(lab.max_score)} points)")
+    score = (
+        f"{fmt(lab.score)} / {fmt(lab.max_score)} points"
+        if graded
+        else f"not graded (up to {fmt(lab.max_score)} points)"
+    )
     lines.append(f"== {lab.lab.id}: {score}   ({where})")
     if lab.status != GRADED:
         lines.append(f"   {lab.status.upper()}: 0 points for the lab")
@@ -137,8 +143,10 @@ def lab_table(lab, verbose=False, graded=True):
         return lines
     lines.append(f"   {'part':<26} {'score':>7} {'max':>7} {'tests':>6}  first failure")
     if any(suite.emulated for suite in lab.suites.values()):
-        lines.append("   (no GPU: each TODO's [emulate] tests ran on the CPU emulation instead, "
-                     "in 3 thread orders:")
+        lines.append(
+            "   (no GPU: each TODO's [emulate] tests ran on the CPU emulation instead, "
+            "in 3 thread orders:"
+        )
         lines.append("    feedback, no points: a GPU decides the grade)")
     for suite in lab.suites.values():
         label = suite.name + (" (bonus)" if suite.rule.bonus else "")
@@ -147,22 +155,31 @@ def lab_table(lab, verbose=False, graded=True):
         max_text = ("+" + fmt(suite.rule.points)) if suite.rule.bonus else fmt(suite.max_points)
         tests = f"{suite.passed}/{len(suite.runs)}"
         points = fmt(suite.points) if graded else "-"
-        lines.append(f"   {label:<26} {points:>7} {max_text:>7} {tests:>6}  "
-                     f"{_short(suite.emulated or suite.first_failure())}")
+        lines.append(
+            f"   {label:<26} {points:>7} {max_text:>7} {tests:>6}  "
+            f"{_short(suite.emulated or suite.first_failure())}"
+        )
         if verbose:
             for run in suite.runs:
                 mark = "PASS" if run.status == PASSED else run.status.upper()
-                lines.append(f"       {mark:<8} {run.test.name} ({run.elapsed:.1f} s)"
-                             + (f"  {_short(run.message, 80)}" if run.status != PASSED else ""))
+                lines.append(
+                    f"       {mark:<8} {run.test.name} ({run.elapsed:.1f} s)"
+                    + (f"  {_short(run.message, 80)}" if run.status != PASSED else "")
+                )
     if lab.speed:
-        lines.append(f"   {'speed':<26} {fmt(lab.speed.points) if graded else '-':>7} "
-                     f"{fmt(lab.speed.max_points):>7} {'-':>6}  {_short(lab.speed.message)}")
+        lines.append(
+            f"   {'speed':<26} {fmt(lab.speed.points) if graded else '-':>7} "
+            f"{fmt(lab.speed.max_points):>7} {'-':>6}  {_short(lab.speed.message)}"
+        )
     if lab.sanitizer or lab.sanitizer_note:
         found = [r for r in lab.sanitizer if r.status != "clean"]
-        text = lab.sanitizer_note or ("nothing found" if not found else
-                                      "; ".join(r.message for r in found))
-        lines.append(f"   {'compute-sanitizer':<26} {fmt(-lab.deduction):>7} {'-':>7} {'-':>6}  "
-                     f"{_short(text)}")
+        text = lab.sanitizer_note or (
+            "nothing found" if not found else "; ".join(r.message for r in found)
+        )
+        lines.append(
+            f"   {'compute-sanitizer':<26} {fmt(-lab.deduction):>7} {'-':>7} {'-':>6}  "
+            f"{_short(text)}"
+        )
         shown = []  # the same finding from several tests is shown once
         for run in found:
             shown += [(run.tool, f) for f in run.findings if (run.tool, f) not in shown]
@@ -186,12 +203,18 @@ def submission_table(sub, verbose=False, out_dir=None):
     skipped = sub.skipped
     not_run = sum(lab.count(NOT_RUN) for lab in sub.labs)
     failed = sum(len(lab.runs()) for lab in sub.labs) - passed - skipped - not_run
-    total = (f"total {fmt(sub.score)} / {fmt(sub.max_score)} points" if not sub.error else
-             f"total: not graded (up to {fmt(sub.max_score)} points)")
-    lines.append(f"{total} ({len(sub.labs)} "
-                 f"lab{'s' if len(sub.labs) != 1 else ''}); tests: {passed} passed, "
-                 f"{failed} failed" + (f", {skipped} skipped" if skipped else "")
-                 + (f", {not_run} not run" if not_run else ""))
+    total = (
+        f"total {fmt(sub.score)} / {fmt(sub.max_score)} points"
+        if not sub.error
+        else f"total: not graded (up to {fmt(sub.max_score)} points)"
+    )
+    lines.append(
+        f"{total} ({len(sub.labs)} "
+        f"lab{'s' if len(sub.labs) != 1 else ''}); tests: {passed} passed, "
+        f"{failed} failed"
+        + (f", {skipped} skipped" if skipped else "")
+        + (f", {not_run} not run" if not_run else "")
+    )
     time_line = f"time {sub.elapsed:.1f} s (bound {sub.time_bound:.0f} s)"
     if sub.gpu:
         time_line += f"; {sub.gpu}"
@@ -219,7 +242,7 @@ def _test_output(run):
     if run.output and run.status != PASSED:
         out = run.output
         if len(out) > OUTPUT_IN_JSON:
-            out = out[:OUTPUT_IN_JSON // 2] + "\n[...]\n" + out[-OUTPUT_IN_JSON // 2:]
+            out = out[: OUTPUT_IN_JSON // 2] + "\n[...]\n" + out[-OUTPUT_IN_JSON // 2 :]
         text += "\n\n" + out
     return text
 
@@ -234,40 +257,64 @@ def _results(sub):
     for lab in sub.labs:
         rid = lab.lab.id
         if lab.status != GRADED:
-            tests.append({"name": f"{rid} build", "score": 0.0, "max_score": 0.0,
-                          "status": "failed", "output": f"{lab.status}: {lab.message}",
-                          "visibility": "visible", "tags": [rid]})
+            tests.append(
+                {
+                    "name": f"{rid} build",
+                    "score": 0.0,
+                    "max_score": 0.0,
+                    "status": "failed",
+                    "output": f"{lab.status}: {lab.message}",
+                    "visibility": "visible",
+                    "tags": [rid],
+                }
+            )
         for suite in lab.suites.values():
             share = suite.test_points()
             for run in suite.runs:
                 visibility = suite.rule.test_visibility.get(run.test.name, suite.rule.visibility)
                 ok = run.status == PASSED
-                tests.append({
-                    "name": f"{rid} {run.test.id}",
-                    "score": round(share if ok else 0.0, 4),
-                    "max_score": 0.0 if suite.rule.bonus else round(share, 4),
-                    "status": _status(ok),
-                    "output": _test_output(run),
-                    "visibility": visibility,
-                    "tags": [rid, suite.name] + (["bonus"] if suite.rule.bonus else []),
-                })
+                tests.append(
+                    {
+                        "name": f"{rid} {run.test.id}",
+                        "score": round(share if ok else 0.0, 4),
+                        "max_score": 0.0 if suite.rule.bonus else round(share, 4),
+                        "status": _status(ok),
+                        "output": _test_output(run),
+                        "visibility": visibility,
+                        "tags": [rid, suite.name] + (["bonus"] if suite.rule.bonus else []),
+                    }
+                )
         if lab.speed and (lab.speed.max_points > 0 or lab.speed.points > 0):
-            tests.append({"name": f"{rid} speed", "score": round(lab.speed.points, 4),
-                          "max_score": round(lab.speed.max_points, 4),
-                          "status": _status(lab.speed.points >= lab.speed.max_points),
-                          "output": lab.speed.message, "visibility":
-                              lab.lab.rubric.speed.visibility, "tags": [rid, "speed"]})
+            tests.append(
+                {
+                    "name": f"{rid} speed",
+                    "score": round(lab.speed.points, 4),
+                    "max_score": round(lab.speed.max_points, 4),
+                    "status": _status(lab.speed.points >= lab.speed.max_points),
+                    "output": lab.speed.message,
+                    "visibility": lab.lab.rubric.speed.visibility,
+                    "tags": [rid, "speed"],
+                }
+            )
         if lab.sanitizer or lab.sanitizer_note:
             found = [r for r in lab.sanitizer if r.status != "clean"]
             parts = [lab.sanitizer_note] if lab.sanitizer_note else []
             for r in lab.sanitizer:
-                parts.append(r.message + "".join("\n  " + f.replace("\n", "\n  ")
-                                                 for f in r.findings))
+                parts.append(
+                    r.message + "".join("\n  " + f.replace("\n", "\n  ") for f in r.findings)
+                )
             text = "\n".join(parts)
-            tests.append({"name": f"{rid} compute-sanitizer", "score": -round(lab.deduction, 4),
-                          "max_score": 0.0, "status": _status(not found),
-                          "output": text.strip() or "nothing found", "visibility": "visible",
-                          "tags": [rid, "sanitizer"]})
+            tests.append(
+                {
+                    "name": f"{rid} compute-sanitizer",
+                    "score": -round(lab.deduction, 4),
+                    "max_score": 0.0,
+                    "status": _status(not found),
+                    "output": text.strip() or "nothing found",
+                    "visibility": "visible",
+                    "tags": [rid, "sanitizer"],
+                }
+            )
     return {
         "score": round(sub.score, 4),
         "execution_time": round(sub.elapsed, 1),
@@ -278,10 +325,15 @@ def _results(sub):
         "extra_data": {
             "submission": sub.name,
             "max_score": round(sub.max_score, 4),
-            "labs": {lab.lab.id: {"score": round(lab.score, 4),
-                                  "max_score": round(lab.max_score, 4),
-                                  "status": lab.status, "message": lab.message[:2000]}
-                     for lab in sub.labs},
+            "labs": {
+                lab.lab.id: {
+                    "score": round(lab.score, 4),
+                    "max_score": round(lab.max_score, 4),
+                    "status": lab.status,
+                    "message": lab.message[:2000],
+                }
+                for lab in sub.labs
+            },
             "gpu": sub.gpu,
             "time_bound_s": round(sub.time_bound, 1),
             "notes": sub.notes,
@@ -329,19 +381,30 @@ def write_gradebook_rows(path, rows, lab_ids):
     rows its tasks wrote, slurm.py)."""
     text = io.StringIO()
     out = csv.writer(text)
-    out.writerow(["student", *lab_ids, "total", "max_total", "status", "seconds",
-                  "isolation", "notes"])
+    out.writerow(
+        ["student", *lab_ids, "total", "max_total", "status", "seconds", "isolation", "notes"]
+    )
     for name, *cells in sorted(rows, key=lambda row: row[0]):
-        out.writerow([spreadsheet_safe(name)] + [spreadsheet_safe(printable(c, multiline=False))
-                                                 for c in cells])
+        out.writerow(
+            [spreadsheet_safe(name)]
+            + [spreadsheet_safe(printable(c, multiline=False)) for c in cells]
+        )
     return write_atomic(path, text.getvalue(), encoding_errors="backslashreplace")
 
 
 def gradebook_row(sub, lab_ids):
     """The student's row: name, a cell per lab, total, max, status, seconds, isolation, notes."""
     if sub.error:
-        return [sub.name, *([""] * len(lab_ids)), "", "", "not graded", f"{sub.elapsed:.0f}",
-                sub.isolation, sub.error]
+        return [
+            sub.name,
+            *([""] * len(lab_ids)),
+            "",
+            "",
+            "not graded",
+            f"{sub.elapsed:.0f}",
+            sub.isolation,
+            sub.error,
+        ]
     cells = []
     notes = []
     for lab_id in lab_ids:
@@ -350,5 +413,13 @@ def gradebook_row(sub, lab_ids):
         if lab and lab.status != GRADED:
             notes.append(f"{lab_id}: {lab.status}")
     notes += sub.notes
-    return [sub.name, *cells, fmt(sub.score), fmt(sub.max_score), "graded",
-            f"{sub.elapsed:.0f}", sub.isolation, "; ".join(notes)]
+    return [
+        sub.name,
+        *cells,
+        fmt(sub.score),
+        fmt(sub.max_score),
+        "graded",
+        f"{sub.elapsed:.0f}",
+        sub.isolation,
+        "; ".join(notes),
+    ]

@@ -113,14 +113,19 @@ class LabResult:
     def correct_for_speed(self):
         required = self.lab.rubric.required_for_speed()
         return self.status == GRADED and all(
-            name in self.suites and self.suites[name].complete for name in required)
+            name in self.suites and self.suites[name].complete for name in required
+        )
 
     def not_run(self, message, gpu_only=False):
         """Every test of the lab (with gpu_only: every test that needs a GPU) did not run, for
         this reason."""
         for suite in self.suites.values():
-            suite.runs = [TestRun(test=r.test, status=NOT_RUN, message=message)
-                          if r.test.gpu or not gpu_only else r for r in suite.runs]
+            suite.runs = [
+                TestRun(test=r.test, status=NOT_RUN, message=message)
+                if r.test.gpu or not gpu_only
+                else r
+                for r in suite.runs
+            ]
 
 
 @dataclass

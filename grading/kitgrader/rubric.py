@@ -190,8 +190,19 @@ class _Reader:
         return list(value)
 
 
-TOP_LEVEL_KEYS = ["lab", "title", "student_file", "bonus_file", "time_limit_s", "suites",
-                  "speed", "sanitizer", "forbidden", "allow", "cpu"]
+TOP_LEVEL_KEYS = [
+    "lab",
+    "title",
+    "student_file",
+    "bonus_file",
+    "time_limit_s",
+    "suites",
+    "speed",
+    "sanitizer",
+    "forbidden",
+    "allow",
+    "cpu",
+]
 
 
 def load_rubric(path, lab_id, lab_name):
@@ -246,7 +257,7 @@ def _check_file_names(r, rubric):
 
 def _allow(r, allow):
     if not isinstance(allow, list) or not all(isinstance(a, str) and a for a in allow):
-        r.fail("allow", "must be a list of names a lab file may call, e.g. [\"cudaMallocHost\"]")
+        r.fail("allow", 'must be a list of names a lab file may call, e.g. ["cudaMallocHost"]')
     return list(allow)
 
 
@@ -254,10 +265,12 @@ def _cpu_rule(r, spec):
     r.keys(spec, "cpu", ["factor", "slack_ms", "tests", "speed", "_comment"])
     if not isinstance(spec.get("speed", True), bool):
         r.fail("cpu.speed", "must be true or false")
-    return CpuRule(factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
-                   slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0),
-                   tests=r.string_list(spec.get("tests", ["*"]), "cpu.tests"),
-                   speed=spec.get("speed", True))
+    return CpuRule(
+        factor=r.number(spec, "factor", "cpu", 3.0, 1.0),
+        slack_ms=r.number(spec, "slack_ms", "cpu", 250.0, 0.0),
+        tests=r.string_list(spec.get("tests", ["*"]), "cpu.tests"),
+        speed=spec.get("speed", True),
+    )
 
 
 def _suite_rule(r, name, spec):
@@ -282,21 +295,35 @@ def _suite_rule(r, name, spec):
 
 def _speed_rule(r, spec, suites):
     """The speed rule; the suites it requires must be among `suites`, the rubric's."""
-    r.keys(spec, "speed", ["points", "args", "requires", "full_ratio", "zero_ratio",
-                           "time_limit_s", "visibility", "floor_ratio"])
+    r.keys(
+        spec,
+        "speed",
+        [
+            "points",
+            "args",
+            "requires",
+            "full_ratio",
+            "zero_ratio",
+            "time_limit_s",
+            "visibility",
+            "floor_ratio",
+        ],
+    )
     if "args" not in spec:
-        r.fail("speed", "needs 'args', the lab driver's options (like [\"-n\", \"2^20\"])")
+        r.fail("speed", 'needs \'args\', the lab driver\'s options (like ["-n", "2^20"])')
     rule = SpeedRule(
         points=r.number(spec, "points", "speed", 0.0),
         args=r.string_list(spec["args"], "speed.args"),
-        requires=(r.string_list(spec["requires"], "speed.requires")
-                  if "requires" in spec else None),
+        requires=(
+            r.string_list(spec["requires"], "speed.requires") if "requires" in spec else None
+        ),
         full_ratio=r.number(spec, "full_ratio", "speed", 1.25, 1.0),
         zero_ratio=r.number(spec, "zero_ratio", "speed", 3.0, 1.0),
         time_limit_s=r.number(spec, "time_limit_s", "speed", 120.0, 1),
         visibility=r.visibility(spec, "speed"),
-        floor_ratio=(r.number(spec, "floor_ratio", "speed", None, 0.0)
-                     if "floor_ratio" in spec else None),
+        floor_ratio=(
+            r.number(spec, "floor_ratio", "speed", None, 0.0) if "floor_ratio" in spec else None
+        ),
     )
     if rule.floor_ratio is not None and not 0 < rule.floor_ratio < 1:
         r.fail("speed.floor_ratio", "must be between 0 and 1 (a fraction of the reference's time)")

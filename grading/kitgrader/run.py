@@ -80,7 +80,7 @@ def _parent_pid(pid):
     except OSError:
         return 0
     # "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; the last ")" ends it.
-    fields = text[text.rfind(")") + 2:].split()
+    fields = text[text.rfind(")") + 2 :].split()
     return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
 
 
@@ -178,8 +178,17 @@ def run_limited(
     keeper = OutputKeeper(keep_bytes)
     channel_data = bytearray()
     try:
-        _collect(proc, read_fd, keeper, channel_data, start + time_limit, output_limit, result,
-                 channel_bytes, time_limit if per_test else None)
+        _collect(
+            proc,
+            read_fd,
+            keeper,
+            channel_data,
+            start + time_limit,
+            output_limit,
+            result,
+            channel_bytes,
+            time_limit if per_test else None,
+        )
     finally:
         _end_group(proc, result)
         if read_fd is not None:
@@ -276,8 +285,17 @@ def _leader_exited(pid):
 START_NOTE = b" note start "  # a runner's batch: the next test starts (tests/runner.c)
 
 
-def _collect(proc, read_fd, keeper, channel_data, deadline, output_limit, result,
-             channel_bytes=CHANNEL_BYTES, per_test_limit=None):
+def _collect(
+    proc,
+    read_fd,
+    keeper,
+    channel_data,
+    deadline,
+    output_limit,
+    result,
+    channel_bytes=CHANNEL_BYTES,
+    per_test_limit=None,
+):
     """Reads output and the channel until both close, the time is up, or too much came.
     With per_test_limit, each test the channel announces gets that long from its start."""
     selector = selectors.DefaultSelector()
@@ -385,8 +403,12 @@ def list_tests(lister, time_limit=30):
         if match:
             marks = match.group("marks")
             tests.append(
-                TestInfo(match.group("suite"), match.group("name"), "[gpu]" in marks,
-                         "[sanitize]" in marks)
+                TestInfo(
+                    match.group("suite"),
+                    match.group("name"),
+                    "[gpu]" in marks,
+                    "[sanitize]" in marks,
+                )
             )
     return tests
 
@@ -464,7 +486,7 @@ def read_channel(result):
             channel.good = False
             return channel
         if rest.startswith("note ") and i < len(lines) - 1:
-            key, _, text = rest[len("note "):].partition(" ")
+            key, _, text = rest[len("note ") :].partition(" ")
             channel.notes.setdefault(key, []).append(text)
         elif i == len(lines) - 1 and not rest.startswith("note "):
             channel.result = rest.split()
@@ -510,23 +532,31 @@ def classify(test, result, time_limit, output_limit=OUTPUT_LIMIT):
     run = TestRun(test=test, status=ERROR, elapsed=result.elapsed, output=result.output)
     lines = result.channel_lines()
     channel = read_channel(result)
-    run.details = {"exit_code": result.exit_code, "signal": result.signal,
-                   "output_bytes": result.output_bytes, "channel_lines": len(lines),
-                   "cpu_ms": noted_cpu_ms(channel) if channel.good else None,
-                   "executor": (channel.notes.get("executor") or [None])[-1],
-                   # why the test's buffers lived in the executor (grading/runtime/shared_memory.h)
-                   "plane": (channel.notes.get("plane") or [None])[-1]}
+    run.details = {
+        "exit_code": result.exit_code,
+        "signal": result.signal,
+        "output_bytes": result.output_bytes,
+        "channel_lines": len(lines),
+        "cpu_ms": noted_cpu_ms(channel) if channel.good else None,
+        "executor": (channel.notes.get("executor") or [None])[-1],
+        # why the test's buffers lived in the executor (grading/runtime/shared_memory.h)
+        "plane": (channel.notes.get("plane") or [None])[-1],
+    }
     failure = noted_failure(channel, test.id) if channel.good else ""
     if result.start_error:
         run.message = f"could not start the test: {result.start_error}"
     elif result.flooded:
         run.status = FLOODED
-        run.message = (f"printed more than {output_limit // (1024 * 1024)} MiB of output: "
-                       "stopped there (printing in a loop?)")
+        run.message = (
+            f"printed more than {output_limit // (1024 * 1024)} MiB of output: "
+            "stopped there (printing in a loop?)"
+        )
     elif result.timed_out:
         run.status = TIMEOUT
-        run.message = (f"no answer within {time_limit:g} s: a kernel or a loop that never ends? "
-                       "(the test's processes were killed)")
+        run.message = (
+            f"no answer within {time_limit:g} s: a kernel or a loop that never ends? "
+            "(the test's processes were killed)"
+        )
     elif result.signal is not None:
         run.status = CRASHED
         run.message = f"crashed with {describe_signal(result.signal)}"
@@ -544,8 +574,10 @@ def _judge_without_result(run, result):
     """The process ended by itself and the channel stayed empty."""
     if result.exit_code == 0:
         run.status = NO_RESULT
-        run.message = ("the test process ended (exit 0) without the runner's result: "
-                       "does the lab's code call exit()? Printed 'PASS' lines do not count")
+        run.message = (
+            "the test process ended (exit 0) without the runner's result: "
+            "does the lab's code call exit()? Printed 'PASS' lines do not count"
+        )
     else:
         run.message = f"exit code {result.exit_code} without a result"
         words = first_failure(result.output, run.test.id) or last_words(result.output)
@@ -557,7 +589,7 @@ def _judge_result_line(run, result, channel, failure):
     """The process ended by itself and the channel carries something: the runner's one line
     with its counts, or tampering."""
     parts = channel.result or []
-    good = (channel.good and len(parts) in (2, 3) and all(p.isdigit() for p in parts))
+    good = channel.good and len(parts) in (2, 3) and all(p.isdigit() for p in parts)
     if not good:
         run.status = TAMPERED
         run.message = "the result channel did not carry the runner's one line: not scored"
@@ -581,7 +613,7 @@ def _batch_note_lines(result):
         token, _, rest = line.partition(" ")
         if token != result.token or not rest.startswith("note "):
             break
-        key, _, text = rest[len("note "):].partition(" ")
+        key, _, text = rest[len("note ") :].partition(" ")
         yield key, text
 
 
@@ -631,13 +663,23 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
         if test.id in done:
             status, elapsed = done[test.id]
             own = per_test.get(test.id, Channel(True))
-            run = TestRun(test=test, status=PASSED, elapsed=elapsed, output=result.output,
-                          details={"batch": len(tests), "cpu_ms": noted_cpu_ms(own),
-                                   "plane": (own.notes.get("plane") or [None])[-1]})
+            run = TestRun(
+                test=test,
+                status=PASSED,
+                elapsed=elapsed,
+                output=result.output,
+                details={
+                    "batch": len(tests),
+                    "cpu_ms": noted_cpu_ms(own),
+                    "plane": (own.notes.get("plane") or [None])[-1],
+                },
+            )
             if status == "fail":
                 run.status = FAILED
-                run.message = (noted_failure(Channel(True, notes=notes), test.id)
-                               or "failed (the log has the output)")
+                run.message = (
+                    noted_failure(Channel(True, notes=notes), test.id)
+                    or "failed (the log has the output)"
+                )
             elif status == "skip":
                 run.status = SKIPPED
                 run.message = noted_skip(notes, test.id)
@@ -656,26 +698,62 @@ def classify_batch(tests, result, time_limit, output_limit=OUTPUT_LIMIT):
     return runs
 
 
-def run_batch(binary, tests, *, time_limit, env=None, cwd=None, executor=(),
-              output_limit=OUTPUT_LIMIT, owner=None):
+def run_batch(
+    binary,
+    tests,
+    *,
+    time_limit,
+    env=None,
+    cwd=None,
+    executor=(),
+    output_limit=OUTPUT_LIMIT,
+    owner=None,
+):
     """Runs several tests in one process (`binary -t A -t B ... -- EXECUTOR...`): the runner
     runs them in order, keeps one executor while they pass (one CUDA context instead of one per
     test), and stops after the first that does not pass (tests/runner.c). Each test has
     time_limit from its own start. Returns classify_batch()'s runs and the process."""
-    argv = [binary, *[word for test in tests for word in ("-t", test.id)],
-            *(["--", *executor] if executor else [])]
-    result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
-                         output_limit=output_limit, channel_bytes=CHANNEL_BYTES * len(tests),
-                         per_test=True, owner=owner)
+    argv = [
+        binary,
+        *[word for test in tests for word in ("-t", test.id)],
+        *(["--", *executor] if executor else []),
+    ]
+    result = run_limited(
+        argv,
+        time_limit=time_limit,
+        env=env,
+        cwd=cwd,
+        channel=True,
+        output_limit=output_limit,
+        channel_bytes=CHANNEL_BYTES * len(tests),
+        per_test=True,
+        owner=owner,
+    )
     return classify_batch(tests, result, time_limit, output_limit), result
 
 
-def run_test(binary, test, *, time_limit, env=None, cwd=None, executor=(),
-             output_limit=OUTPUT_LIMIT, owner=None):
+def run_test(
+    binary,
+    test,
+    *,
+    time_limit,
+    env=None,
+    cwd=None,
+    executor=(),
+    output_limit=OUTPUT_LIMIT,
+    owner=None,
+):
     """Runs one test (`binary -t SUITE/TEST -- EXECUTOR...`) in its own process group; see
     classify(). binary is the kit's verdict binary; executor the argv of the process that
     runs the student's code (build.executor_command()), which the verdict binary starts."""
     argv = [binary, "-t", test.id, *(["--", *executor] if executor else [])]
-    result = run_limited(argv, time_limit=time_limit, env=env, cwd=cwd, channel=True,
-                         output_limit=output_limit, owner=owner)
+    result = run_limited(
+        argv,
+        time_limit=time_limit,
+        env=env,
+        cwd=cwd,
+        channel=True,
+        output_limit=output_limit,
+        owner=owner,
+    )
     return classify(test, result, time_limit, output_limit), result

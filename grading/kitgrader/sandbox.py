@@ -94,8 +94,13 @@ GPU_ENV = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
 # What detect() runs in each kind it tries, under the run profile: every bound folder must be
 # readable inside (a bind of a folder that the sandbox's uid cannot read mounts fine, and
 # then cannot be read).
-PROBE = ("/usr/bin/sh", "-c", 'for p do [ -r "$p" ] && { [ ! -d "$p" ] || [ -x "$p" ]; } '
-         '|| { echo "cannot read $p" >&2; exit 1; }; done', "probe")
+PROBE = (
+    "/usr/bin/sh",
+    "-c",
+    'for p do [ -r "$p" ] && { [ ! -d "$p" ] || [ -x "$p" ]; } '
+    '|| { echo "cannot read $p" >&2; exit 1; }; done',
+    "probe",
+)
 PROBE_TIME_LIMIT_S = 30.0
 
 
@@ -136,8 +141,7 @@ class Isolation:
         """The same isolation for grading slot `slot` on GPU `gpu` (its own uid, its GPU's
         device file)."""
         uid = leased_uid(slot) if self.kind in OWN_UID else self.uid
-        return dataclasses.replace(self, slot=slot, gpu=None if gpu is None else str(gpu),
-                                   uid=uid)
+        return dataclasses.replace(self, slot=slot, gpu=None if gpu is None else str(gpu), uid=uid)
 
 
 _leases = {}  # slot -> (uid, the open lock file that holds it), for this grader's lifetime
@@ -180,8 +184,10 @@ def leased_uid(slot):
                 continue
             _leases[slot] = (uid, fd)
             return uid
-        raise GraderError(f"every one of the {MAX_SLOTS} sandbox uids is held by a grader "
-                          "running on this machine: wait for one to end")
+        raise GraderError(
+            f"every one of the {MAX_SLOTS} sandbox uids is held by a grader "
+            "running on this machine: wait for one to end"
+        )
 
 
 def uid_base():
@@ -194,8 +200,9 @@ def uid_base():
     except ValueError:
         base = -1
     if not 1000 <= base <= 2**31 - 1 - MAX_SLOTS:
-        raise GraderError(f"KIT_SANDBOX_UID_BASE={text}: want a number from 1000 to "
-                          f"{2**31 - 1 - MAX_SLOTS}")
+        raise GraderError(
+            f"KIT_SANDBOX_UID_BASE={text}: want a number from 1000 to " f"{2**31 - 1 - MAX_SLOTS}"
+        )
     return base
 
 
@@ -211,17 +218,30 @@ def uid_for_slot(slot):
     except KeyError:
         pass
     if uid in (NOBODY, 65535) or taken:
-        raise GraderError(f"sandbox: uid {uid} (KIT_SANDBOX_UID_BASE {base} + slot {slot}) is "
-                          f"{taken or 'reserved'}'s: the sandbox needs uids no account or "
-                          "service uses; set KIT_SANDBOX_UID_BASE to a free range")
+        raise GraderError(
+            f"sandbox: uid {uid} (KIT_SANDBOX_UID_BASE {base} + slot {slot}) is "
+            f"{taken or 'reserved'}'s: the sandbox needs uids no account or "
+            "service uses; set KIT_SANDBOX_UID_BASE to a free range"
+        )
     return uid
 
 
 # ---- the argv -------------------------------------------------------------------------------
 
 
-def command(iso, argv, *, ro=(), rw=(), cwd="/", gpu=False, limits=None, env=None,
-            sandbox_exec=None, seccomp=None):
+def command(
+    iso,
+    argv,
+    *,
+    ro=(),
+    rw=(),
+    cwd="/",
+    gpu=False,
+    limits=None,
+    env=None,
+    sandbox_exec=None,
+    seccomp=None,
+):
     """One argv that runs `argv` in the sandbox `iso` (of its slot: Isolation.for_slot()).
 
     ro, rw: (outside path, inside path) pairs bound read-only or writable (bubblewrap kinds;
@@ -270,8 +290,12 @@ def command(iso, argv, *, ro=(), rw=(), cwd="/", gpu=False, limits=None, env=Non
         out += ["--seccomp", seccomp]
     out.append("--")
     if bwrapped:
-        out += [iso.bwrap, *_bwrap_options(iso, ro, rw, cwd, gpu, limits, launcher), "--",
-                INSIDE_LAUNCHER]
+        out += [
+            iso.bwrap,
+            *_bwrap_options(iso, ro, rw, cwd, gpu, limits, launcher),
+            "--",
+            INSIDE_LAUNCHER,
+        ]
         # In the sandbox's own user namespace RLIMIT_NPROC counts this sandbox's processes
         # alone. Root outside (bwrap-root) is exempt: the kernel does not count root's.
         if limits.processes is not None and iso.kind != "bwrap-root":
@@ -287,8 +311,12 @@ def _limit_options(limits):
     out = []
     if limits.cpu_s is not None:
         out += ["--cpu", str(max(1, int(-(-limits.cpu_s // 1))))]  # whole seconds, rounded up
-    for option, value in (("--as", limits.address_space), ("--data", limits.data),
-                          ("--fsize", limits.file_size), ("--nofile", limits.open_files)):
+    for option, value in (
+        ("--as", limits.address_space),
+        ("--data", limits.data),
+        ("--fsize", limits.file_size),
+        ("--nofile", limits.open_files),
+    ):
         if value is not None:
             out += [option, str(int(value))]
     return out
@@ -301,8 +329,14 @@ def _bwrap_options(iso, ro, rw, cwd, gpu, limits, launcher):
     # launcher (run.py kills the process group) kills the sandbox. --new-session: no
     # terminal to push keystrokes into. --cap-drop ALL: bubblewrap run as root would
     # otherwise keep capabilities.
-    out = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-           "--cap-drop", "ALL"]
+    out = [
+        "--unshare-all",
+        "--unshare-user",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
     if _bwrap_supports(iso.bwrap, "--disable-userns"):
         out.append("--disable-userns")  # no nested user namespaces: less kernel to attack
     if iso.kind == "bwrap-root":
@@ -326,8 +360,14 @@ def _bwrap_options(iso, ro, rw, cwd, gpu, limits, launcher):
         # persistence daemon's socket.
         for device in gpu_device_files(iso.gpu):
             out += ["--dev-bind", device, device]
-        out += ["--ro-bind", "/sys", "/sys",
-                "--ro-bind-try", "/run/nvidia-persistenced", "/run/nvidia-persistenced"]
+        out += [
+            "--ro-bind",
+            "/sys",
+            "/sys",
+            "--ro-bind-try",
+            "/run/nvidia-persistenced",
+            "/run/nvidia-persistenced",
+        ]
     for option, pairs in (("--ro-bind", ro), ("--bind", rw)):
         for outside, inside in pairs:
             out += [option, os.path.abspath(outside), str(inside)]
@@ -339,8 +379,9 @@ def _bwrap_options(iso, ro, rw, cwd, gpu, limits, launcher):
 def _bwrap_supports(bwrap, option):
     """Whether this bubblewrap knows an option (--disable-userns came in 0.8, --size in 0.9)."""
     try:
-        done = subprocess.run([bwrap, "--help"], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=10)
+        done = subprocess.run(
+            [bwrap, "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return option.encode() in done.stdout + done.stderr
@@ -425,8 +466,10 @@ def _detect(sandbox_exec, binds, preferred, bwrap):
     if preferred != "auto":
         if preferred not in order:
             need = "runs as root" if not root else "does not run as root"
-            raise GraderError(f"sandbox '{preferred}' works only when the grader {need}; "
-                              f"here: {', '.join(order)}")
+            raise GraderError(
+                f"sandbox '{preferred}' works only when the grader {need}; "
+                f"here: {', '.join(order)}"
+            )
         order = [preferred]
     failures = []
     for kind in order:
@@ -447,8 +490,13 @@ def _try(iso, binds, gpu=False):
     """None when a trivial command runs in this kind of sandbox, else why not."""
     argv = command(iso, [*PROBE, *binds], ro=[(b, b) for b in binds], seccomp="run", gpu=gpu)
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=PROBE_TIME_LIMIT_S, start_new_session=True)
+        done = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIME_LIMIT_S,
+            start_new_session=True,
+        )
     except subprocess.TimeoutExpired:
         return f"no answer within {PROBE_TIME_LIMIT_S:g} s"
     except OSError as err:
@@ -466,21 +514,27 @@ def _isolation(kind, bwrap, sandbox_exec, failures):
     policy = "seccomp"
     text = {
         "bwrap-nobody": f"bubblewrap sandbox, a uid per grading slot (from {own}), {policy}, "
-                        f"{views}",
+        f"{views}",
         "bwrap-root": f"bubblewrap sandbox, uid {NOBODY} inside (root without capabilities "
-                      f"outside, no process limit), {policy}, {views}",
+        f"outside, no process limit), {policy}, {views}",
         "bwrap": f"bubblewrap sandbox as the grader's user (uid {uid}), {policy}, {views}",
         "nobody": f"no sandbox: student code runs as a uid per grading slot (from {own}) with "
-                  f"limits and {policy}, and can read what that user can read, use the network "
-                  "and the host's /tmp",
+        f"limits and {policy}, and can read what that user can read, use the network "
+        "and the host's /tmp",
         "none": f"NOT ISOLATED: student code runs unisolated as the grader's user (uid {uid}), "
-                f"with limits and {policy} only",
+        f"with limits and {policy} only",
     }[kind]
     if failures and kind in ("nobody", "none"):
         text += f" (bubblewrap did not run: {failures[-1]})"
     inside = {"bwrap": uid, "none": uid, "bwrap-root": NOBODY}.get(kind, own)
-    return Isolation(kind=kind, text=text, bwrap=bwrap if kind.startswith("bwrap") else None,
-                     uid=inside, sandbox_exec=sandbox_exec, failures=tuple(failures))
+    return Isolation(
+        kind=kind,
+        text=text,
+        bwrap=bwrap if kind.startswith("bwrap") else None,
+        uid=inside,
+        sandbox_exec=sandbox_exec,
+        failures=tuple(failures),
+    )
 
 
 # ---- fail closed ----------------------------------------------------------------------------
@@ -501,7 +555,8 @@ def check_fail_closed(iso, named, what):
         "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
         "user.max_user_namespaces > 0, or the container's seccomp/AppArmor profile); "
         f"KIT_SANDBOX_UID_BASE must name uids this machine maps. Or grade under '{iso.kind}' "
-        f"knowingly: --sandbox {iso.kind} (or KIT_SANDBOX={iso.kind}).")
+        f"knowingly: --sandbox {iso.kind} (or KIT_SANDBOX={iso.kind})."
+    )
 
 
 # ---- what the sandbox's uids must never read ------------------------------------------------
@@ -517,12 +572,23 @@ def secret_paths(kit):
     # the solutions), and those faults' sources: every folder of build/emulate but the parts a
     # submission's emulated tests are linked with (obj/, lib/).
     emulated = build / "emulate"
-    emulation = sorted(p for p in emulated.iterdir() if p.name not in ("obj", "lib")) \
-        if emulated.is_dir() else []
-    for path in sorted({*(r / "solutions" for r in roots), *(r / "tests" / "hidden" for r in roots),
-                        *(r / "emulation" / "fixtures" for r in roots),
-                        build / "solution", build / "obj" / "solutions",
-                        build / "obj" / "tests" / "hidden", build / "grading", *emulation}):
+    emulation = (
+        sorted(p for p in emulated.iterdir() if p.name not in ("obj", "lib"))
+        if emulated.is_dir()
+        else []
+    )
+    for path in sorted(
+        {
+            *(r / "solutions" for r in roots),
+            *(r / "tests" / "hidden" for r in roots),
+            *(r / "emulation" / "fixtures" for r in roots),
+            build / "solution",
+            build / "obj" / "solutions",
+            build / "obj" / "tests" / "hidden",
+            build / "grading",
+            *emulation,
+        }
+    ):
         if path.is_dir() and not path.is_symlink():
             found.append(path)
     return found
@@ -543,13 +609,21 @@ def protect_secrets(iso, paths):
             os.chmod(path, mode & ~0o007)
     script = 'for p do if [ -r "$p" ] || [ -x "$p" ]; then echo "$p"; fi; done'
     argv = command(iso, ["/usr/bin/sh", "-c", script, "check", *map(str, paths)])
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=PROBE_TIME_LIMIT_S, start_new_session=True)
+    done = subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=PROBE_TIME_LIMIT_S,
+        start_new_session=True,
+    )
     readable = done.stdout.split()
     if done.returncode != 0 or readable:
-        raise GraderError(f"sandbox: uid {iso.uid} can still read {', '.join(readable) or '?'}"
-                          f"{done.stderr.strip()[:200]}: take its permissions away (chmod o-rwx,"
-                          " and any ACL) or grade with bubblewrap")
+        raise GraderError(
+            f"sandbox: uid {iso.uid} can still read {', '.join(readable) or '?'}"
+            f"{done.stderr.strip()[:200]}: take its permissions away (chmod o-rwx,"
+            " and any ACL) or grade with bubblewrap"
+        )
 
 
 def check_starts(iso):
@@ -567,8 +641,18 @@ def end_slot(iso):
     lingers into the next one's grading in the same slot."""
     if iso.kind not in OWN_UID:
         return
-    argv = [iso.sandbox_exec, "--uid", str(iso.uid), "--gid", str(iso.uid), "--",
-            "/usr/bin/kill", "-KILL", "--", "-1"]
+    argv = [
+        iso.sandbox_exec,
+        "--uid",
+        str(iso.uid),
+        "--gid",
+        str(iso.uid),
+        "--",
+        "/usr/bin/kill",
+        "-KILL",
+        "--",
+        "-1",
+    ]
     try:
         subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -578,8 +662,7 @@ def end_slot(iso):
 # ---- the GPU's device files -----------------------------------------------------------------
 
 GPU_NODE = re.compile(r"^/dev/nvidia(\d+)$")
-SHARED_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-                "/dev/nvidia-modeset")
+SHARED_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset")
 MIG_CAPS = "/dev/nvidia-caps"
 
 
@@ -596,8 +679,9 @@ def parse_gpu_list(smi_text):
 
 def bus_key(bus):
     """00000000:3B:00.0 and 0000:3b:00.0 -> (0, 0x3b, 0, 0); None if it is no PCI address."""
-    match = re.fullmatch(r"\s*(?:([0-9a-fA-F]+):)?([0-9a-fA-F]+):([0-9a-fA-F]+)\.([0-7])\s*",
-                         bus or "")
+    match = re.fullmatch(
+        r"\s*(?:([0-9a-fA-F]+):)?([0-9a-fA-F]+):([0-9a-fA-F]+)\.([0-7])\s*", bus or ""
+    )
     if not match:
         return None
     return tuple(int(part or "0", 16) for part in match.groups())
@@ -658,7 +742,8 @@ def select_gpu_files(visible, devices, smi_text, read_information, listing=""):
             f"{visible if visible is not None else '(not chosen)'} (nvidia-smi's index, uuid "
             "and bus id, and /proc/driver/nvidia/gpus/BUS/information's Device Minor), and "
             "a sandbox gets its own GPU's alone: name the GPUs with --gpus, as nvidia-smi "
-            "numbers them")
+            "numbers them"
+        )
     extra = [MIG_CAPS] if mig and MIG_CAPS in devices else []
     return chosen + shared + extra, uuid
 
@@ -700,8 +785,9 @@ def _gpu_lookup(visible):
             if str(visible).startswith("MIG-"):
                 listing = _smi_text("-L")
         try:
-            _gpu_files[visible] = select_gpu_files(visible, devices, smi, _proc_information,
-                                                   listing)
+            _gpu_files[visible] = select_gpu_files(
+                visible, devices, smi, _proc_information, listing
+            )
         except GraderError as err:
             _gpu_files[visible] = err
     return _gpu_files[visible]

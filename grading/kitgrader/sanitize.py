@@ -27,8 +27,16 @@ from .run import read_channel, run_limited
 ERROR_EXIT = 99
 HEAD = re.compile(r"^========= (?! )(?P<text>.*\S)")
 DETAIL = re.compile(r"^=========  +(?P<text>.*\S)")
-NOT_FINDINGS = ("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY",
-                "Target application", "This tool", "Warning: No ", "Note:")
+NOT_FINDINGS = (
+    "COMPUTE-SANITIZER",
+    "ERROR SUMMARY",
+    "RACECHECK SUMMARY",
+    "LEAK SUMMARY",
+    "Target application",
+    "This tool",
+    "Warning: No ",
+    "Note:",
+)
 LOCATION = re.compile(r"\S+\.(?:cu|cuh|c|h|cpp|hpp):\d+")
 SUMMARY = re.compile(r"(?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)")
 MAX_FINDINGS = 10
@@ -82,8 +90,10 @@ def parse_report(text):
     for finding in findings:
         entry = "\n    ".join(finding)
         repeats[entry] = repeats.get(entry, 0) + 1
-    unique = [entry if times == 1 else f"{entry}\n    (reported {times} times)"
-              for entry, times in repeats.items()]
+    unique = [
+        entry if times == 1 else f"{entry}\n    (reported {times} times)"
+        for entry, times in repeats.items()
+    ]
     counts = [int(a or b) for a, b in SUMMARY.findall(text)]
     count = max(counts) if counts else len(findings)
     return count, unique
@@ -94,8 +104,17 @@ def wrapper(sanitizer, tool):
     the sanitizer when it lives outside /usr (bound at its own path)."""
     real = os.path.realpath(sanitizer)
     binds = [] if real.startswith("/usr/") else [(real, real)]
-    argv = [real, "--tool", tool, "--error-exitcode", str(ERROR_EXIT), "--print-limit", "20",
-            "--show-backtrace", "device"]
+    argv = [
+        real,
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(ERROR_EXIT),
+        "--print-limit",
+        "20",
+        "--show-backtrace",
+        "device",
+    ]
     return argv, binds
 
 
@@ -112,15 +131,22 @@ def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None, owner=
     # (grading/runtime/shared_memory.h) are whole pages, so a write past n keys would land inside one.
     # No CPU time is judged in a sanitizer run.
     env = dict(env if env is not None else os.environ, KIT_DATA_PLANE="executor")
-    result = run_limited(command, time_limit=time_limit, env=env, cwd=cwd, channel=True,
-                         owner=owner)
+    result = run_limited(
+        command, time_limit=time_limit, env=env, cwd=cwd, channel=True, owner=owner
+    )
     report = result.output
     log = f"$ {' '.join(command)}\n{report}"
     count, findings = parse_report(report)
     channel = read_channel(result)
     ended = (channel.notes.get("executor") or [None])[-1] if channel.good else None
-    run = SanitizerRun(tool=tool, test=test_id, status="clean", count=count,
-                       findings=findings[:MAX_FINDINGS], log=log)
+    run = SanitizerRun(
+        tool=tool,
+        test=test_id,
+        status="clean",
+        count=count,
+        findings=findings[:MAX_FINDINGS],
+        log=log,
+    )
     what = "hazard(s)" if tool == "racecheck" else "error(s)"
     if result.start_error:
         run.status, run.message = "error", f"could not start {verdict}: {result.start_error}"
@@ -137,8 +163,9 @@ def run_tool(tool, verdict, test_id, executor, env, time_limit, cwd=None, owner=
     else:
         run.status, run.count = "found", max(count, len(findings), 1)
         how = ended or "no exit status (it never started, or the test process gave no result)"
-        run.message = (f"{tool} on {test_id}: the sanitizer did not finish ({how}): counted "
-                       "as a finding")
+        run.message = (
+            f"{tool} on {test_id}: the sanitizer did not finish ({how}): counted " "as a finding"
+        )
     return run
 
 

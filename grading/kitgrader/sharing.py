@@ -77,8 +77,11 @@ class GpuTurns:
                 self._cond.notify_all()
 
     def _window_due(self):
-        return (len(self._wanting) >= self.gather or not self._sharing
-                or time.monotonic() - min(self._wanting) >= self.max_wait)
+        return (
+            len(self._wanting) >= self.gather
+            or not self._sharing
+            or time.monotonic() - min(self._wanting) >= self.max_wait
+        )
 
     @contextlib.contextmanager
     def alone(self):
@@ -208,18 +211,23 @@ class MemoryWatch:
         if not mine:
             return ""
         e = max(mine, key=lambda e: e.used_mib)
-        return (f"your code held {e.used_mib} MiB of GPU memory, more than the "
-                f"{e.budget_mib} MiB each submission may hold while a class shares the GPU, so "
-                f"its process was stopped")
+        return (
+            f"your code held {e.used_mib} MiB of GPU memory, more than the "
+            f"{e.budget_mib} MiB each submission may hold while a class shares the GPU, so "
+            f"its process was stopped"
+        )
 
     def disturbed(self, owner, gpu, since, until=None):
         """Whether another slot on this GPU was over its budget between since and until (a
         test that failed then may have lacked memory it took): run the test again."""
         until = time.monotonic() if until is None else until
         with self._lock:
-            return any(e.owner != owner and e.gpu == str(gpu) and
-                       since - self._poll_s <= e.seen <= until + self._poll_s
-                       for e in self._events)
+            return any(
+                e.owner != owner
+                and e.gpu == str(gpu)
+                and since - self._poll_s <= e.seen <= until + self._poll_s
+                for e in self._events
+            )
 
 
 def compute_processes():
@@ -247,5 +255,8 @@ def budgets_for(slot_gpus, gpu_mib):
     count = {}
     for gpu in slot_gpus:
         count[gpu] = count.get(gpu, 0) + 1
-    return {gpu: int(gpu_mib[gpu] * MEMORY_SHARE / n) for gpu, n in count.items()
-            if n > 1 and gpu_mib.get(gpu)}
+    return {
+        gpu: int(gpu_mib[gpu] * MEMORY_SHARE / n)
+        for gpu, n in count.items()
+        if n > 1 and gpu_mib.get(gpu)
+    }

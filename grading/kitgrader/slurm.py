@@ -33,26 +33,47 @@ from .report import gradebook_row, write_atomic, write_gradebook_rows
 from .results import SubmissionResult
 from .sandbox import MAX_SLOTS
 
-FINISHED = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "PREEMPTED",
-            "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED", "SPECIAL_EXIT"}
+FINISHED = {
+    "COMPLETED",
+    "FAILED",
+    "TIMEOUT",
+    "CANCELLED",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "OUT_OF_MEMORY",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "REVOKED",
+    "SPECIAL_EXIT",
+}
 POLL_SECONDS = 2.0
 
 
 # ---- the script -----------------------------------------------------------------------------
 
 
-def sbatch_script(task_command, tasks, log_pattern, gres="gpu:1", time_min=None,
-                  partition=None, account=None, job_name="kit-grade"):
+def sbatch_script(
+    task_command,
+    tasks,
+    log_pattern,
+    gres="gpu:1",
+    time_min=None,
+    partition=None,
+    account=None,
+    job_name="kit-grade",
+):
     """The job array's script: #SBATCH lines, then the one command every task runs."""
     if re.search(r"\s", str(log_pattern)):
         raise GraderError(f"--out {log_pattern}: Slurm's #SBATCH lines take no spaces in a path")
-    lines = ["#!/bin/bash",
-             "# Written by grading/grade --slurm: one array task per student (docs/instructor.md,",
-             "# \"Grading on a Slurm cluster\"). Task N grades line N of the students file.",
-             f"#SBATCH --job-name={job_name}",
-             f"#SBATCH --array={array_spec(tasks)}",
-             f"#SBATCH --output={log_pattern}",
-             "#SBATCH --ntasks=1"]
+    lines = [
+        "#!/bin/bash",
+        "# Written by grading/grade --slurm: one array task per student (docs/instructor.md,",
+        '# "Grading on a Slurm cluster"). Task N grades line N of the students file.',
+        f"#SBATCH --job-name={job_name}",
+        f"#SBATCH --array={array_spec(tasks)}",
+        f"#SBATCH --output={log_pattern}",
+        "#SBATCH --ntasks=1",
+    ]
     if gres:
         lines.append(f"#SBATCH --gres={gres}")
     if time_min:
@@ -61,9 +82,14 @@ def sbatch_script(task_command, tasks, log_pattern, gres="gpu:1", time_min=None,
         lines.append(f"#SBATCH --partition={partition}")
     if account:
         lines.append(f"#SBATCH --account={account}")
-    lines += ["", "# CUDA_VISIBLE_DEVICES is Slurm's (the GRES above): the grader grades on it.",
-              "exec " + " ".join(shlex.quote(str(word)) for word in task_command)
-              + ' --slurm-task "$SLURM_ARRAY_TASK_ID"', ""]
+    lines += [
+        "",
+        "# CUDA_VISIBLE_DEVICES is Slurm's (the GRES above): the grader grades on it.",
+        "exec "
+        + " ".join(shlex.quote(str(word)) for word in task_command)
+        + ' --slurm-task "$SLURM_ARRAY_TASK_ID"',
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -134,12 +160,20 @@ def task_states(job_id, run=subprocess.run):
     task has ended); None when Slurm did not answer."""
     states = {}
     try:
-        proc = run(["squeue", "-h", "-r", "-j", str(job_id), "-o", "%i %T"],
-                   capture_output=True, text=True, timeout=60)
+        proc = run(
+            ["squeue", "-h", "-r", "-j", str(job_id), "-o", "%i %T"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if proc.returncode == 0:
             states.update(parse_squeue(proc.stdout))
-        proc = run(["scontrol", "-o", "show", "job", str(job_id)],
-                   capture_output=True, text=True, timeout=60)
+        proc = run(
+            ["scontrol", "-o", "show", "job", str(job_id)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if proc.returncode == 0:
             for task, state in parse_scontrol(proc.stdout).items():
                 states.setdefault(task, state)
@@ -148,8 +182,10 @@ def task_states(job_id, run=subprocess.run):
         elif "invalid job id" not in (proc.stdout + proc.stderr).lower():
             # The controller did not answer (restarting, busy): nothing is known, and
             # nothing is taken for ended.
-            print(f"grade: scontrol: {(proc.stderr or proc.stdout).strip()[:200]}; asking "
-                  "again", file=sys.stderr)
+            print(
+                f"grade: scontrol: {(proc.stderr or proc.stdout).strip()[:200]}; asking " "again",
+                file=sys.stderr,
+            )
             return None
     except (OSError, subprocess.TimeoutExpired) as err:
         print(f"grade: asking Slurm failed ({err}); asking again", file=sys.stderr)
@@ -164,7 +200,7 @@ def task_count(students, per_task):
 
 def task_students(names, task, per_task):
     """The students of array task `task`: lines task*K ... task*K+K-1 of the names file."""
-    return names[task * per_task:(task + 1) * per_task] if task >= 0 else []
+    return names[task * per_task : (task + 1) * per_task] if task >= 0 else []
 
 
 def task_slot(environ, index):
@@ -209,8 +245,17 @@ def failed_row(name, folder, task, state, log, lab_ids):
     return gradebook_row(SubmissionResult(name=name, path=str(folder), error=why), lab_ids)
 
 
-ACTIVE = {"RUNNING", "PENDING", "CONFIGURING", "COMPLETING", "REQUEUED", "SUSPENDED",
-          "RESIZING", "SIGNALING", "STAGE_OUT"}
+ACTIVE = {
+    "RUNNING",
+    "PENDING",
+    "CONFIGURING",
+    "COMPLETING",
+    "REQUEUED",
+    "SUSPENDED",
+    "RESIZING",
+    "SIGNALING",
+    "STAGE_OUT",
+}
 
 
 def gradebook(out, job, states, final):
@@ -224,8 +269,12 @@ def gradebook(out, job, states, final):
     for entry in job["entries"]:
         name, folder, refused = entry["name"], entry["folder"], entry["refused"]
         if refused:
-            rows.append(gradebook_row(SubmissionResult(
-                name=name, path=folder, error=f"not graded: {refused}"), lab_ids))
+            rows.append(
+                gradebook_row(
+                    SubmissionResult(name=name, path=folder, error=f"not graded: {refused}"),
+                    lab_ids,
+                )
+            )
             continue
         row = read_row(out, name)
         task = tasks.get(name)
@@ -239,16 +288,22 @@ def gradebook(out, job, states, final):
             rows.append(row)
         elif state in ACTIVE or (not state and not final):
             counts["running" if state in ACTIVE - {"PENDING"} else "pending"] += 1
-            rows.append(gradebook_row(SubmissionResult(
-                name=name, path=folder,
-                error=f"not graded yet (Slurm task {task} {state or 'PENDING'})"), lab_ids))
+            rows.append(
+                gradebook_row(
+                    SubmissionResult(
+                        name=name,
+                        path=folder,
+                        error=f"not graded yet (Slurm task {task} {state or 'PENDING'})",
+                    ),
+                    lab_ids,
+                )
+            )
         elif row:
             counts["failed" if "not graded" in row else "graded"] += 1
             rows.append(row)
         else:
             counts["failed"] += 1
-            rows.append(failed_row(name, folder, task, state or "ENDED (cancelled?)", log,
-                                  lab_ids))
+            rows.append(failed_row(name, folder, task, state or "ENDED (cancelled?)", log, lab_ids))
     write_gradebook_rows(Path(out) / "gradebook.csv", rows, lab_ids)
     return counts
 
@@ -268,8 +323,9 @@ def submit(out, job, script_text, run=subprocess.run):
     script = slurm / "grade.sbatch"
     write_atomic(script, script_text)
     try:
-        proc = run(["sbatch", "--parsable", str(script)], capture_output=True, text=True,
-                   timeout=120)
+        proc = run(
+            ["sbatch", "--parsable", str(script)], capture_output=True, text=True, timeout=120
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise GraderError(f"sbatch failed: {err}")
     if proc.returncode != 0:
@@ -301,9 +357,11 @@ def gather(out, say=print, poll=POLL_SECONDS, run=subprocess.run):
         states = task_states(job["job_id"], run)
         final = all_ended(states, total)
         counts = gradebook(out, job, states, final)
-        line = (f"slurm job {job['job_id']}: {counts['graded']} graded, {counts['running']} "
-                f"running, {counts['pending']} pending, {counts['failed']} failed "
-                f"(of {total})")
+        line = (
+            f"slurm job {job['job_id']}: {counts['graded']} graded, {counts['running']} "
+            f"running, {counts['pending']} pending, {counts['failed']} failed "
+            f"(of {total})"
+        )
         if line != last:
             if tty:
                 print("\r" + line, end="", flush=True)

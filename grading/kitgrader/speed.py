@@ -94,8 +94,7 @@ def parse_round(text):
         number, ms, min_ms, cpu_ms, seconds, mean_ms = int(words[1]), *map(float, words[2:])
     except ValueError:
         return None
-    return Round(words[0], number, ms, min_ms, cpu_ms if cpu_ms >= 0 else None, seconds,
-                 mean_ms)
+    return Round(words[0], number, ms, min_ms, cpu_ms if cpu_ms >= 0 else None, seconds, mean_ms)
 
 
 def side_time(means):
@@ -133,21 +132,47 @@ def failure(result, channel, running, time_limit):
     return running, f"{' '.join(words)} (exit {result.exit_code})"
 
 
-def measure(timed, args, student_executor, reference_executor, env, time_limit, rounds=ROUNDS,
-            cpu_rule=None, pin=PIN_CPU):
+def measure(
+    timed,
+    args,
+    student_executor,
+    reference_executor,
+    env,
+    time_limit,
+    rounds=ROUNDS,
+    cpu_rule=None,
+    pin=PIN_CPU,
+):
     """Times both sides in one run of the timed driver `timed` (see the module's comment).
     args: the driver's options; each executor: the argv that runs it; time_limit: the limit
     of each round; pin: the timed run on one CPU (the timed driver's --pin-cpu)."""
-    argv = [str(timed), *args, "--rounds", str(rounds), "--round-limit", f"{time_limit:g}",
-            *(["--pin-cpu", "here"] if pin else []),
-            "--reference-words", str(len(reference_executor)), "--",
-            *reference_executor, *student_executor]
-    log = [f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
-           "run (alternating: reference, student, student, reference, ...), fresh inputs in each "
-           "round, each side's rounds' mean runs averaged without its fastest and slowest round"]
+    argv = [
+        str(timed),
+        *args,
+        "--rounds",
+        str(rounds),
+        "--round-limit",
+        f"{time_limit:g}",
+        *(["--pin-cpu", "here"] if pin else []),
+        "--reference-words",
+        str(len(reference_executor)),
+        "--",
+        *reference_executor,
+        *student_executor,
+    ]
+    log = [
+        f"speed test: driver options {' '.join(args)}, {rounds} rounds per side in one timed "
+        "run (alternating: reference, student, student, reference, ...), fresh inputs in each "
+        "round, each side's rounds' mean runs averaged without its fastest and slowest round"
+    ]
     # A note each time the turn passes from one side to the other: more than a test's.
-    result = run_limited(argv, time_limit=run_limit(time_limit, rounds), env=env, channel=True,
-                         channel_bytes=8 * CHANNEL_BYTES)
+    result = run_limited(
+        argv,
+        time_limit=run_limit(time_limit, rounds),
+        env=env,
+        channel=True,
+        channel_bytes=8 * CHANNEL_BYTES,
+    )
     notes = batch_notes(result)
     running = "reference"
     for text in notes.get("run", []):
@@ -159,18 +184,24 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
         done = parse_round(text)
         if done is None:
             continue
-        log.append(f"round {done.number} {done.who}: mean {done.mean_ms:.3f} ms (median "
-                   f"{done.ms:.3f}, least {done.min_ms:.3f}), CPU "
-                   f"{done.cpu_ms if done.cpu_ms is not None else 'unknown'} ms (the round took "
-                   f"{done.seconds:.2f} s)")
+        log.append(
+            f"round {done.number} {done.who}: mean {done.mean_ms:.3f} ms (median "
+            f"{done.ms:.3f}, least {done.min_ms:.3f}), CPU "
+            f"{done.cpu_ms if done.cpu_ms is not None else 'unknown'} ms (the round took "
+            f"{done.seconds:.2f} s)"
+        )
         times[done.who].append(done.mean_ms)
-        if done.cpu_ms is not None and (least_cpu[done.who] is None
-                                        or done.cpu_ms < least_cpu[done.who]):
+        if done.cpu_ms is not None and (
+            least_cpu[done.who] is None or done.cpu_ms < least_cpu[done.who]
+        ):
             least_cpu[done.who] = done.cpu_ms
     failed = failure(result, read_channel(result), running, time_limit)
     if failed is None and not all(times.values()):
-        failed = ("reference", "the timed driver reported no round of "
-                  + " or ".join(who for who in SIDES if not times[who]))
+        failed = (
+            "reference",
+            "the timed driver reported no round of "
+            + " or ".join(who for who in SIDES if not times[who]),
+        )
     log.append(f"the timed run took {result.elapsed:.2f} s")
     if os.environ.get("KIT_PROFILE") == "1":  # where its processes' time went (remote_client.c)
         log += [line for line in result.output.splitlines() if line.startswith("kit profile:")]
@@ -178,10 +209,14 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
         who, message = failed
         log.append(f"{who}: {message}")
         if who == "reference":
-            return SpeedResult(False, message=f"the reference solution could not be timed: "
-                               f"{message}", log="\n".join(log))
-        return SpeedResult(False, message=f"your sort could not be timed: {message}",
-                           log="\n".join(log))
+            return SpeedResult(
+                False,
+                message=f"the reference solution could not be timed: " f"{message}",
+                log="\n".join(log),
+            )
+        return SpeedResult(
+            False, message=f"your sort could not be timed: {message}", log="\n".join(log)
+        )
     # The clock alone would reward a sort done on the host (no kernels to wait for): the CPU
     # time of the student's process, measured from outside, must be in line with the
     # reference's.
@@ -194,7 +229,10 @@ def measure(timed, args, student_executor, reference_executor, env, time_limit, 
     student_ms = side_time(times["student"])
     reference_ms = max(side_time(times["reference"]), 1e-6)
     ratio = student_ms / reference_ms
-    log.append(f"trimmed mean of the rounds: student {student_ms:.3f} ms, reference "
-               f"{reference_ms:.3f} ms, ratio {ratio:.2f}")
-    return SpeedResult(True, ratio=ratio, student_ms=student_ms, reference_ms=reference_ms,
-                       log="\n".join(log))
+    log.append(
+        f"trimmed mean of the rounds: student {student_ms:.3f} ms, reference "
+        f"{reference_ms:.3f} ms, ratio {ratio:.2f}"
+    )
+    return SpeedResult(
+        True, ratio=ratio, student_ms=student_ms, reference_ms=reference_ms, log="\n".join(log)
+    )

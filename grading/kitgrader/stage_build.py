@@ -17,8 +17,17 @@ from pathlib import Path
 from . import build, forbidden, includes
 from .discover import Rejected, find_student_file, misplaced_copies, read_student_file
 from .labstate import LabState
-from .results import (COMPILE_ERROR, FORBIDDEN, LINK_ERROR, MISSING, NOT_CHECKED, REJECTED,
-                      LabResult, SpeedOutcome, SuiteResult)
+from .results import (
+    COMPILE_ERROR,
+    FORBIDDEN,
+    LINK_ERROR,
+    MISSING,
+    NOT_CHECKED,
+    REJECTED,
+    LabResult,
+    SpeedOutcome,
+    SuiteResult,
+)
 from .run import NOT_RUN, TestRun
 
 
@@ -36,7 +45,8 @@ class BuildStage:
         Path(result.logs).mkdir(parents=True, exist_ok=True)
         for test in plan.tests:
             suite = result.suites.setdefault(
-                test.suite, SuiteResult(test.suite, lab.rubric.rule(test.suite)))
+                test.suite, SuiteResult(test.suite, lab.rubric.rule(test.suite))
+            )
             suite.runs.append(TestRun(test=test, status=NOT_RUN))
         # Suites in rubric order, then any others in the order of the tests.
         order = [s for s in lab.rubric.suites if s in result.suites]
@@ -45,7 +55,8 @@ class BuildStage:
         if rule and rule.points > 0:
             result.speed = SpeedOutcome(
                 max_points=rule.points if plan.reference_executor else 0.0,
-                message=plan.speed_note or "not measured")
+                message=plan.speed_note or "not measured",
+            )
         try:
             self._build_lab(state)
         finally:
@@ -62,9 +73,14 @@ class BuildStage:
         """What follows "no NAME in the submission": where copies of it are when there are
         several and none where the grader looks (find_student_file() takes none of them)."""
         copies = misplaced_copies(self.submission, lab, name=name)
-        return "" if not copies else (
-            f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
-            + ", ".join(str(c.relative_to(self.submission)) for c in copies))
+        return (
+            ""
+            if not copies
+            else (
+                f" where the grader looks ({lab.id}/{name}), and more than one elsewhere: "
+                + ", ".join(str(c.relative_to(self.submission)) for c in copies)
+            )
+        )
 
     def _build_lab(self, state):
         lab, plan, result = state.lab, state.plan, state.result
@@ -76,8 +92,11 @@ class BuildStage:
             return
         # Shown as SUBMISSION/.../FILE, not with the grading machine's folders.
         top = self.submission.resolve().parent
-        result.source = os.path.relpath(source, top) if Path(os.path.abspath(source)) \
-            .is_relative_to(top) else str(source)
+        result.source = (
+            os.path.relpath(source, top)
+            if Path(os.path.abspath(source)).is_relative_to(top)
+            else str(source)
+        )
         try:
             text = read_student_file(self.submission, source)
         except Rejected as err:
@@ -111,8 +130,11 @@ class BuildStage:
         try:
             findings = forbidden.check_object(obj, lab, plan.symbols, lab.rubric.forbidden, iso)
         except forbidden.CheckFailed as err:
-            self._stop(result, NOT_CHECKED, f"the check of {lab.student_file}'s compiled "
-                       f"symbols did not finish: {err}")
+            self._stop(
+                result,
+                NOT_CHECKED,
+                f"the check of {lab.student_file}'s compiled " f"symbols did not finish: {err}",
+            )
             return
         if findings:
             message = forbidden.summary(findings, lab.files_named)
@@ -131,9 +153,11 @@ class BuildStage:
         os.chmod(executor, 0o555)
 
         now = time.monotonic()
-        timing.append(f"compile, check and link: {now - started:.1f} s (compile "
-                      f"{compiled - started:.1f}, check {checked - compiled:.1f}, link "
-                      f"{now - checked:.1f})")
+        timing.append(
+            f"compile, check and link: {now - started:.1f} s (compile "
+            f"{compiled - started:.1f}, check {checked - compiled:.1f}, link "
+            f"{now - checked:.1f})"
+        )
         state.executor, state.work, state.logs, state.timing = executor, work, logs, timing
 
     def _compile_with_bonus(self, lab, result, student_copy, obj, logs):
@@ -153,8 +177,10 @@ class BuildStage:
             # Several copies and none where the grader looks: none is taken (which would be a
             # guess), and the note says so rather than that there is none.
             where = self._not_found(lab, name)
-            note = (f"no {name} in the submission{where}: the kit's copy of it (the "
-                    f"skeleton) stands in for it, so its bonus TODOs score nothing")
+            note = (
+                f"no {name} in the submission{where}: the kit's copy of it (the "
+                f"skeleton) stands in for it, so its bonus TODOs score nothing"
+            )
         else:
             try:
                 text = read_student_file(self.submission, source)
@@ -174,9 +200,11 @@ class BuildStage:
             if step.refused:  # an include from elsewhere: refused, in either file
                 self._stop(result, COMPILE_ERROR, step.message)
                 return False
-            note = (f"{name} did not compile with your {lab.student_file} (logs/{lab.id}/"
-                    f"build.log): the kit's copy of it (the skeleton) stands in for it, so its "
-                    f"bonus TODOs score nothing")
+            note = (
+                f"{name} did not compile with your {lab.student_file} (logs/{lab.id}/"
+                f"build.log): the kit's copy of it (the skeleton) stands in for it, so its "
+                f"bonus TODOs score nothing"
+            )
         copy.write_bytes((lab.dir / name).read_bytes())
         self.echo(f"{lab.id}: compiling {lab.student_file} and the kit's {name}")
         step = build.compile_student(tc, iso, lab, copy, obj, roots, first=student_copy)

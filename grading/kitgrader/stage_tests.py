@@ -33,8 +33,7 @@ class TestStage:
         jobs = []
         for state in built:
             for suite in state.result.suites.values():
-                wanted = [i for i, run in enumerate(suite.runs)
-                          if only is None or only(run.test)]
+                wanted = [i for i, run in enumerate(suite.runs) if only is None or only(run.test)]
                 groups = {}
                 for i in wanted:
                     group = self.ctx.batch_group(state.lab, suite.runs[i].test)
@@ -59,9 +58,11 @@ class TestStage:
         for state in built:
             count = sum(len(suite.runs) for suite in state.result.suites.values())
             batches = sum(1 for job in jobs if job[0] is state and len(job[2]) > 1)
-            state.timing.append(f"{count} tests ({batches} batches), in one pool with the other "
-                                f"labs' ({len(jobs)} jobs in all, {self.test_jobs} at a time): "
-                                f"{elapsed:.1f} s")
+            state.timing.append(
+                f"{count} tests ({batches} batches), in one pool with the other "
+                f"labs' ({len(jobs)} jobs in all, {self.test_jobs} at a time): "
+                f"{elapsed:.1f} s"
+            )
 
     @staticmethod
     def _job_rank(job):
@@ -76,15 +77,19 @@ class TestStage:
     def _write_schedule(self, started, elapsed):
         """logs/pool.log: when each job of the test pool started and ended, longest first, so
         that an instructor can see what a submission's test time is made of."""
-        lines = [f"the test pool: {len(self._schedule)} jobs, {self.test_jobs} at a time, "
-                 f"{elapsed:.1f} s; each job: start and end (s from the pool's start), its "
-                 "length, lab, suite and tests"]
-        for begin, end, (state, suite, indices) in sorted(self._schedule,
-                                                          key=lambda s: s[0] - s[1]):
-            lines.append(f"{begin - started:7.2f} {end - started:7.2f} {end - begin:6.2f}  "
-                         f"{state.lab.id} {suite.name} "
-                         + ("x" + str(len(indices)) if len(indices) > 1
-                            else suite.runs[indices[0]].test.id))
+        lines = [
+            f"the test pool: {len(self._schedule)} jobs, {self.test_jobs} at a time, "
+            f"{elapsed:.1f} s; each job: start and end (s from the pool's start), its "
+            "length, lab, suite and tests"
+        ]
+        for begin, end, (state, suite, indices) in sorted(
+            self._schedule, key=lambda s: s[0] - s[1]
+        ):
+            lines.append(
+                f"{begin - started:7.2f} {end - started:7.2f} {end - begin:6.2f}  "
+                f"{state.lab.id} {suite.name} "
+                + ("x" + str(len(indices)) if len(indices) > 1 else suite.runs[indices[0]].test.id)
+            )
         (self.out / "logs" / "pool.log").write_text("\n".join(lines) + "\n")
 
     def _run_job(self, job):
@@ -96,23 +101,28 @@ class TestStage:
         started = time.monotonic()
         with self.turns.shared():
             if len(tests) == 1:
-                runs = [self._run_one(state.lab, state.executor, tests[0], state.work,
-                                      state.logs)]
+                runs = [self._run_one(state.lab, state.executor, tests[0], state.work, state.logs)]
             else:
                 batch = self._run_batch(state.lab, state.executor, tests, state.work, state.logs)
                 runs = [batch[test.id] for test in tests]
             if self.watch is not None and self.watch.disturbed(self.slot, self.gpu_id, started):
-                runs = [run if run.passed or run.status == NOT_RUN else
-                        self._run_again_undisturbed(state, run) for run in runs]
+                runs = [
+                    run
+                    if run.passed or run.status == NOT_RUN
+                    else self._run_again_undisturbed(state, run)
+                    for run in runs
+                ]
         self._schedule.append((started, time.monotonic(), job))
         return runs
 
     def _run_again_undisturbed(self, state, run):
         again = self._run_one(state.lab, state.executor, run.test, state.work, state.logs)
         with open(again.log, "a") as log:
-            log.write(f"\n---\ngrader: run again: the first run ({run.status}: "
-                      f"{run.message}) overlapped another submission's going over its GPU "
-                      f"memory budget on this GPU\n")
+            log.write(
+                f"\n---\ngrader: run again: the first run ({run.status}: "
+                f"{run.message}) overlapped another submission's going over its GPU "
+                f"memory budget on this GPU\n"
+            )
         return again
 
     def _run_one(self, lab, executor, test, work, logs):
@@ -122,11 +132,19 @@ class TestStage:
             return self._not_run(test)
         limit = self._limit(lab, test.suite)
         self.echo(f"{lab.id}: {test.id}")
-        command = build.executor_command(self.isolation, executor, limit,
-                                         memory_budget_mib=self.memory_budget_mib)
-        run, process = run_test(binary, test, time_limit=limit, env=self._test_env(lab, test),
-                                cwd=work, output_limit=opts.output_limit, executor=command,
-                                owner=self.slot)
+        command = build.executor_command(
+            self.isolation, executor, limit, memory_budget_mib=self.memory_budget_mib
+        )
+        run, process = run_test(
+            binary,
+            test,
+            time_limit=limit,
+            env=self._test_env(lab, test),
+            cwd=work,
+            output_limit=opts.output_limit,
+            executor=command,
+            owner=self.slot,
+        )
         self._write_log(lab, run, process, limit, logs)
         return self._stopped_at_deadline(self._judged(lab, test, run, process))
 
@@ -151,33 +169,47 @@ class TestStage:
             number += 1
             self.echo(f"{lab.id}: {pending[0].suite}, {len(pending)} tests in one process")
             # The executor's CPU limit covers the whole batch; each test's time is still its own.
-            command = build.executor_command(self.isolation, executor, limit * len(pending),
-                                             memory_budget_mib=self.memory_budget_mib)
-            batch_runs, process = run_batch(verdict_binary(lab), pending, time_limit=limit,
-                                            env=self._test_env(lab, pending[0]), cwd=work,
-                                            output_limit=opts.output_limit, executor=command,
-                                            owner=self.slot)
+            command = build.executor_command(
+                self.isolation,
+                executor,
+                limit * len(pending),
+                memory_budget_mib=self.memory_budget_mib,
+            )
+            batch_runs, process = run_batch(
+                verdict_binary(lab),
+                pending,
+                time_limit=limit,
+                env=self._test_env(lab, pending[0]),
+                cwd=work,
+                output_limit=opts.output_limit,
+                executor=command,
+                owner=self.slot,
+            )
             if not batch_runs:  # nothing started (no GPU, say): each alone, as always
-                runs.update((test.id, self._run_one(lab, executor, test, work, logs))
-                            for test in pending)
+                runs.update(
+                    (test.id, self._run_one(lab, executor, test, work, logs)) for test in pending
+                )
                 break
             group = "large." if is_large(pending[0]) else ""
             batch_log = logs / f"batch.{log_name(pending[0].suite)[:-4]}.{group}{number}.log"
             names = " ".join(f"-t {test.id}" for test in pending)
-            batch_log.write_text(f"$ {verdict_binary(lab).name} {names}   (limit {limit:g} s "
-                                 f"per test)\n{process.elapsed:.2f} s, exit code "
-                                 f"{process.exit_code}, signal {process.signal}\n---\n"
-                                 f"{process.output}")
+            batch_log.write_text(
+                f"$ {verdict_binary(lab).name} {names}   (limit {limit:g} s "
+                f"per test)\n{process.elapsed:.2f} s, exit code "
+                f"{process.exit_code}, signal {process.signal}\n---\n"
+                f"{process.output}"
+            )
             for k, run in enumerate(batch_runs):
                 if run.passed or k == 0 or run.status == TIMEOUT:
                     self._write_log(lab, run, process, limit, logs, batch_log=batch_log)
                     runs[run.test.id] = self._stopped_at_deadline(
-                        self._judged(lab, run.test, run, process))
+                        self._judged(lab, run.test, run, process)
+                    )
                 if not run.passed:
-                    pending = pending[k + 1:] if k == 0 or run.status == TIMEOUT else pending[k:]
+                    pending = pending[k + 1 :] if k == 0 or run.status == TIMEOUT else pending[k:]
                     break
             else:
-                pending = pending[len(batch_runs):]
+                pending = pending[len(batch_runs) :]
         return runs
 
     def _limit(self, lab, suite):
@@ -192,14 +224,19 @@ class TestStage:
         """A test out of time because the grading time ran out says so, not that it hung."""
         if run.status == TIMEOUT and self._out_of_time():
             run.status = NOT_RUN
-            run.message = (f"stopped: this submission used up its "
-                           f"{self.ctx.options.max_time:g} s of grading time")
+            run.message = (
+                f"stopped: this submission used up its "
+                f"{self.ctx.options.max_time:g} s of grading time"
+            )
         return run
 
     def _not_run(self, test):
-        return TestRun(test=test, status=NOT_RUN,
-                       message=f"not run: this submission used up its "
-                               f"{self.ctx.options.max_time:g} s of grading time")
+        return TestRun(
+            test=test,
+            status=NOT_RUN,
+            message=f"not run: this submission used up its "
+            f"{self.ctx.options.max_time:g} s of grading time",
+        )
 
     def _write_log(self, lab, run, process, limit, logs, batch_log=None):
         """The test's log: how it ran, what was measured, and what the process printed (for a
@@ -207,24 +244,32 @@ class TestStage:
         plane = ""
         if run.details.get("plane"):
             judged = lab.rubric.cpu.applies(run.test.id)
-            plane = (f"the test's buffers lived in the process running your code "
-                     f"({run.details['plane']}), so that CPU time includes moving them"
-                     f"{'' if judged else ' (it is not judged in this test)'}\n")
+            plane = (
+                f"the test's buffers lived in the process running your code "
+                f"({run.details['plane']}), so that CPU time includes moving them"
+                f"{'' if judged else ' (it is not judged in this test)'}\n"
+            )
         if batch_log is None:
-            how = (f"status: {run.status}; exit code {process.exit_code}, signal "
-                   f"{process.signal}, {process.output_bytes} bytes of output, "
-                   f"{process.elapsed:.2f} s, CPU time of the process running your code "
-                   f"{cpu_text(run.details.get('cpu_ms'))}\n{plane}")
+            how = (
+                f"status: {run.status}; exit code {process.exit_code}, signal "
+                f"{process.signal}, {process.output_bytes} bytes of output, "
+                f"{process.elapsed:.2f} s, CPU time of the process running your code "
+                f"{cpu_text(run.details.get('cpu_ms'))}\n{plane}"
+            )
             output = process.output
         else:
-            how = (f"status: {run.status}; ran in one process with other tests of its suite "
-                   f"({run.details.get('batch')} named; the process: {batch_log.name}), "
-                   f"{run.elapsed:.2f} s, CPU time of the process running your code "
-                   f"{cpu_text(run.details.get('cpu_ms'))}\n{plane}")
+            how = (
+                f"status: {run.status}; ran in one process with other tests of its suite "
+                f"({run.details.get('batch')} named; the process: {batch_log.name}), "
+                f"{run.elapsed:.2f} s, CPU time of the process running your code "
+                f"{cpu_text(run.details.get('cpu_ms'))}\n{plane}"
+            )
             output = process.output if not run.passed else f"(the output: {batch_log.name})\n"
         log = logs / log_name(run.test.id)
-        log.write_text(f"$ {verdict_binary(lab).name} -t {run.test.id}   (limit {limit:g} s)\n"
-                       f"{how}{run.message}\n---\n{output}")
+        log.write_text(
+            f"$ {verdict_binary(lab).name} -t {run.test.id}   (limit {limit:g} s)\n"
+            f"{how}{run.message}\n---\n{output}"
+        )
         run.log = str(log)
 
     def _judged(self, lab, test, run, process):
@@ -276,8 +321,9 @@ class TestStage:
             return
         if not cpu.needs_reference(lab.rubric.cpu, used):
             return
-        reference = self.ctx.reference_cpu_ms(lab, test, self._test_env(lab, test),
-                                              self.isolation, owner=self.slot)
+        reference = self.ctx.reference_cpu_ms(
+            lab, test, self._test_env(lab, test), self.isolation, owner=self.slot
+        )
         run.details["reference_cpu_ms"] = reference
         if cpu.over_budget(lab.rubric.cpu, used, reference):
             run.details["cpu_suspect"] = True
@@ -297,12 +343,13 @@ class TestStage:
                 if run.passed or run.status == NOT_RUN or self._out_of_time():
                     continue
                 quiet()
-                again = self._run_one(state.lab, state.executor, run.test, state.work,
-                                      state.logs)
+                again = self._run_one(state.lab, state.executor, run.test, state.work, state.logs)
                 with open(again.log, "a") as log:
-                    log.write(f"\n---\ngrader: run again with the GPU alone: the first run "
-                              f"({run.status}: {run.message}) shared the GPU with other "
-                              "submissions, and this verdict is the one that counts\n")
+                    log.write(
+                        f"\n---\ngrader: run again with the GPU alone: the first run "
+                        f"({run.status}: {run.message}) shared the GPU with other "
+                        "submissions, and this verdict is the one that counts\n"
+                    )
                 suite.runs[i] = again
                 count += 1
         return count
@@ -323,13 +370,24 @@ class TestStage:
             lab, work = state.lab, self.work / state.lab.id
             files = {name: work / name for name in lab.student_files if (work / name).is_file()}
             self.echo(f"{lab.id}: emulating {', '.join(files)}")
-            outcome = emulated.run_lab(self.ctx.kit, lab, self.isolation, settings, files,
-                                       work / "emulate", Path(state.result.logs), self.deadline)
+            outcome = emulated.run_lab(
+                self.ctx.kit,
+                lab,
+                self.isolation,
+                settings,
+                files,
+                work / "emulate",
+                Path(state.result.logs),
+                self.deadline,
+            )
             if not outcome.ok:
                 result.notes.append(f"{lab.id}: emulation: {outcome.message}")
                 continue
             for name, suite in state.result.suites.items():
                 passed, total, first = outcome.suites.get(name, (0, 0, ""))
                 if total:
-                    suite.emulated = (f"emulated: {passed}/{total} passed" if not first else
-                                      f"emulated: {passed}/{total} passed; {first}")
+                    suite.emulated = (
+                        f"emulated: {passed}/{total} passed"
+                        if not first
+                        else f"emulated: {passed}/{total} passed; {first}"
+                    )

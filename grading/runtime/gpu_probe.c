@@ -4,8 +4,8 @@
  * the kit (make grade, make check) call it before anything that needs a GPU.
  *
  * `gpu_probe --facts` prints, before that line, one line of facts for the grader, which hands
- * them to the verdict process of each test (grading/runtime/remote_client.c) so that no test believes
- * the student's process about the GPU:
+ * them to the verdict process of each test (grading/runtime/remote_client.c) so that no test
+ * believes the student's process about the GPU:
  *   facts: ready FREE_BYTES TOTAL_BYTES MAJOR MINOR SMS NAME      or   facts: none REASON
  */
 #include <cuda_runtime_api.h>

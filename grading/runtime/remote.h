@@ -5,14 +5,14 @@
  * When grading/grade runs a test, two processes take part:
  * - the **verdict** process: the kit's CUnit runner, the lab's suites, the verifier and the
  *   result channel, and no student code at all. Its calls of the lab's API and of the CUDA
- *   runtime go to stubs (grading/runtime/remote_client.c and the lab's grading/calls/api_NN_name.c) that send
- *   each call over a socket;
+ *   runtime go to stubs (grading/runtime/remote_client.c and the lab's
+ *   grading/calls/api_NN_name.c) that send each call over a socket;
  * - the **executor**: the student's object, linked with a small dispatcher
- *   (grading/runtime/remote_executor.c), in the grader's sandbox. It is the only process that runs GPU
- *   code: it maps the test's buffers, runs the student's functions, and answers with data
- *   (return values), never with a verdict.
- * On a GPU the verdict process holds the test's buffers itself (grading/runtime/shared_memory.h) and
- * hands the executor a descriptor for each (KIT_OP_IMPORT); the copies in and out are its own.
+ *   (grading/runtime/remote_executor.c), in the grader's sandbox. It is the only process that
+ *   runs GPU code: it maps the test's buffers, runs the student's functions, and answers with
+ *   data (return values), never with a verdict.
+ * On a GPU the verdict process holds the test's buffers itself (grading/runtime/shared_memory.h)
+ * and hands the executor a descriptor for each (KIT_OP_IMPORT); the copies in and out are its own.
  * Without one (or with KIT_DATA_PLANE=executor, as in sanitizer runs) the executor allocates
  * them and their bytes travel over the socket (KIT_OP_MALLOC, KIT_OP_TO_DEVICE, ...).
  * The verdict process checks what comes back itself, from a snapshot it took before the call.
@@ -72,19 +72,19 @@ typedef enum {
 
 /** A request from the verdict process. */
 typedef struct {
-    uint32_t op;                     /**< a ::kit_remote_op */
-    uint32_t arg_count;              /**< KIT_OP_CALL: how many of args are used */
+    uint32_t op;        /**< a ::kit_remote_op */
+    uint32_t arg_count; /**< KIT_OP_CALL: how many of args are used */
     uint64_t args[KIT_REMOTE_MAX_ARGS];
-    uint64_t payload;                /**< bytes that follow */
-    char name[KIT_REMOTE_NAME_MAX];  /**< KIT_OP_CALL: the API function */
+    uint64_t payload;               /**< bytes that follow */
+    char name[KIT_REMOTE_NAME_MAX]; /**< KIT_OP_CALL: the API function */
 } kit_remote_request;
 
 /** The executor's answer. */
 typedef struct {
-    int64_t status;         /**< a cudaError_t (KIT_OP_CALL: 0, or -1 for an unknown name) */
-    int64_t value;          /**< what the operation returns */
-    uint64_t value2;        /**< KIT_OP_CALL: bytes copied to the host during the call */
-    uint64_t payload;       /**< bytes that follow */
+    int64_t status;   /**< a cudaError_t (KIT_OP_CALL: 0, or -1 for an unknown name) */
+    int64_t value;    /**< what the operation returns */
+    uint64_t value2;  /**< KIT_OP_CALL: bytes copied to the host during the call */
+    uint64_t payload; /**< bytes that follow */
 } kit_remote_reply;
 
 /**

@@ -12,13 +12,13 @@
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -34,10 +34,10 @@
 static char **executor_command; /* argv of the executor, from after `--` */
 static int sock = -1;
 static pid_t executor_pid = -1;
-static int executor_lost; /* it died or broke the protocol: every later call fails at once */
+static int executor_lost;        /* it died or broke the protocol: every later call fails at once */
 static int executor_status = -1; /* its wait status, once reaped */
-static double ready_cpu_ms = -1;  /* the executor's CPU time when it said it was ready */
-static double last_cpu_ms = -1;   /* the last test's, for its note */
+static double ready_cpu_ms = -1; /* the executor's CPU time when it said it was ready */
+static double last_cpu_ms = -1;  /* the last test's, for its note */
 
 /* Buffers the test freed, still mapped on both sides, for its next cudaMalloc: a test that
  * allocates per check would otherwise have the executor map a new buffer each time, CPU time
@@ -99,9 +99,10 @@ static void take_gpu_facts(void)
 {
     const char *text = getenv("KIT_GPU_FACTS");
     int used = 0;
-    if (text && sscanf(text, "ready %llu %llu %d %d %d %n", &gpu_facts.free_bytes,
-                       &gpu_facts.total_bytes, &gpu_facts.major, &gpu_facts.minor,
-                       &gpu_facts.sms, &used) == 5 && used > 0) {
+    if (text &&
+        sscanf(text, "ready %llu %llu %d %d %d %n", &gpu_facts.free_bytes, &gpu_facts.total_bytes,
+               &gpu_facts.major, &gpu_facts.minor, &gpu_facts.sms, &used) == 5 &&
+        used > 0) {
         gpu_facts.ready = 1;
         snprintf(gpu_facts.name, sizeof gpu_facts.name, "%s", text + used);
     } else if (text && strncmp(text, "none ", 5) == 0) {
@@ -176,14 +177,22 @@ static void shut_down(void)
 static const char *signal_name(int sig)
 {
     switch (sig) {
-    case SIGSEGV: return "SIGSEGV, ";
-    case SIGBUS: return "SIGBUS, ";
-    case SIGFPE: return "SIGFPE, ";
-    case SIGABRT: return "SIGABRT, ";
-    case SIGILL: return "SIGILL, ";
-    case SIGKILL: return "SIGKILL, ";
-    case SIGXCPU: return "SIGXCPU, ";
-    default: return "";
+    case SIGSEGV:
+        return "SIGSEGV, ";
+    case SIGBUS:
+        return "SIGBUS, ";
+    case SIGFPE:
+        return "SIGFPE, ";
+    case SIGABRT:
+        return "SIGABRT, ";
+    case SIGILL:
+        return "SIGILL, ";
+    case SIGKILL:
+        return "SIGKILL, ";
+    case SIGXCPU:
+        return "SIGXCPU, ";
+    default:
+        return "";
     }
 }
 
@@ -201,16 +210,19 @@ static void lose(const char *what)
     int status = reap(3000);
     if (status < 0) {
         fail("the process running your code stopped answering properly during %s "
-             "(it wrote something the grader did not ask for): stopped", what);
+             "(it wrote something the grader did not ask for): stopped",
+             what);
         shut_down();
     } else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128)) {
         int sig = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status) - 128;
         fail("the process running your code was killed by signal %d (%s%s) during %s: a "
              "crash in host code, such as a bad pointer, or killed for using too much memory or "
-             "time", sig, signal_name(sig), strsignal(sig), what);
+             "time",
+             sig, signal_name(sig), strsignal(sig), what);
     } else {
         fail("the process running your code ended (exit status %d) during %s: does your code "
-             "call exit(), or did CUDA_CHECK end it?", WEXITSTATUS(status), what);
+             "call exit(), or did CUDA_CHECK end it?",
+             WEXITSTATUS(status), what);
     }
 }
 
@@ -440,7 +452,9 @@ static int send_with_descriptor(const kit_remote_request *request, int fd)
     char control[CMSG_SPACE(sizeof(int))];
     memset(control, 0, sizeof control);
     struct iovec part = {.iov_base = (void *)request, .iov_len = sizeof *request};
-    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control,
+    struct msghdr message = {.msg_iov = &part,
+                             .msg_iovlen = 1,
+                             .msg_control = control,
                              .msg_controllen = sizeof control};
     struct cmsghdr *c = CMSG_FIRSTHDR(&message);
     c->cmsg_level = SOL_SOCKET;
@@ -462,8 +476,7 @@ static int exchange_timed(kit_remote_request *request, int fd, const void *paylo
                           size_t *answer_len, const char *what)
 {
     int sent = fd >= 0 ? send_with_descriptor(request, fd) : send_all(request, sizeof *request);
-    if (sent != 0 ||
-        (request->payload && send_all(payload, request->payload) != 0) ||
+    if (sent != 0 || (request->payload && send_all(payload, request->payload) != 0) ||
         receive_all(reply, sizeof *reply) != 0) {
         lose(what);
         return -1;
@@ -484,8 +497,8 @@ static int exchange_timed(kit_remote_request *request, int fd, const void *paylo
 }
 
 static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
-                       kit_remote_reply *reply, void *answer, size_t answer_max,
-                       size_t *answer_len, const char *what)
+                       kit_remote_reply *reply, void *answer, size_t answer_max, size_t *answer_len,
+                       const char *what)
 {
     memset(reply, 0, sizeof *reply);
     double began = kit_host_ms();
@@ -494,8 +507,7 @@ static int exchange_fd(kit_remote_request *request, int fd, const void *payload,
     }
     double asked = kit_host_ms();
     spent.executor_start += asked - began;
-    int result = exchange_timed(request, fd, payload, reply, answer, answer_max, answer_len,
-                                what);
+    int result = exchange_timed(request, fd, payload, reply, answer, answer_max, answer_len, what);
     if (request->op == KIT_OP_CALL) {
         spent.calls += kit_host_ms() - asked;
         spent.call_count++;
@@ -607,8 +619,8 @@ void kit_remote_kill(void)
 }
 
 /* A request of @p op with up to three arguments and no payload; the reply's status. */
-static cudaError_t simple(kit_remote_op op, uint64_t a0, uint64_t a1, uint64_t a2,
-                          int64_t *value, const char *what)
+static cudaError_t simple(kit_remote_op op, uint64_t a0, uint64_t a1, uint64_t a2, int64_t *value,
+                          const char *what)
 {
     kit_remote_request request = {.op = op, .args = {a0, a1, a2}};
     kit_remote_reply reply;
@@ -621,8 +633,8 @@ static cudaError_t simple(kit_remote_op op, uint64_t a0, uint64_t a1, uint64_t a
     return (cudaError_t)reply.status;
 }
 
-int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *args,
-                        unsigned count, const void *input, uint64_t input_bytes)
+int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *args, unsigned count,
+                        const void *input, uint64_t input_bytes)
 {
     kit_remote_request request = {.op = KIT_OP_CALL, .arg_count = count, .payload = input_bytes};
     memcpy(request.args, args, count * sizeof *args);
@@ -634,20 +646,19 @@ int64_t kit_remote_call(const char *name, uint64_t d2h_budget, const uint64_t *a
         return cudaErrorUnknown;
     }
     if (reply.status != 0) {
-        fail("the process running your code does not have %s (is it defined extern \"C\"?)",
-             what);
+        fail("the process running your code does not have %s (is it defined extern \"C\"?)", what);
         return cudaErrorUnknown;
     }
     if (reply.value2 > d2h_budget) {
         fail("%s copied %llu bytes from the GPU to the host (this call may copy %llu): the "
-             "sort must run on the GPU", what, (unsigned long long)reply.value2,
-             (unsigned long long)d2h_budget);
+             "sort must run on the GPU",
+             what, (unsigned long long)reply.value2, (unsigned long long)d2h_budget);
         return cudaErrorNotPermitted;
     }
     return reply.value;
 }
 
-/* ---- the test's device memory: the verdict's own (grading/runtime/shared_memory.h) ----------------- */
+/* ---- the test's device memory: the verdict's own (grading/runtime/shared_memory.h) ----------- */
 
 /*
  * Whether this process holds the test's buffers itself: on a GPU the grader's probe saw,
@@ -817,8 +828,8 @@ static cudaError_t copy_to_device(char *dst, const char *src, size_t bytes)
 {
     for (size_t done = 0; done < bytes || bytes == 0;) {
         size_t piece = bytes - done < KIT_REMOTE_CHUNK ? bytes - done : KIT_REMOTE_CHUNK;
-        kit_remote_request request = {.op = KIT_OP_TO_DEVICE, .args = {(uintptr_t)(dst + done)},
-                                      .payload = piece};
+        kit_remote_request request = {
+            .op = KIT_OP_TO_DEVICE, .args = {(uintptr_t)(dst + done)}, .payload = piece};
         kit_remote_reply reply;
         if (exchange(&request, src + done, &reply, NULL, 0, NULL, "cudaMemcpy()") != 0) {
             return cudaErrorUnknown;
@@ -874,12 +885,13 @@ cudaError_t cudaMemset(void *pointer, int value, size_t bytes)
 {
     if (buffers_here()) {
         cudaError_t err = kit_shared_holds((uintptr_t)pointer, bytes)
-                              ? executor_done("cudaMemset()") : cudaErrorInvalidValue;
-        return err != cudaSuccess ? err
-                                  : (cudaError_t)kit_shared_memset((uintptr_t)pointer, value, bytes);
+                              ? executor_done("cudaMemset()")
+                              : cudaErrorInvalidValue;
+        return err != cudaSuccess
+                   ? err
+                   : (cudaError_t)kit_shared_memset((uintptr_t)pointer, value, bytes);
     }
-    return simple(KIT_OP_MEMSET, (uintptr_t)pointer, (uint64_t)value, bytes, NULL,
-                  "cudaMemset()");
+    return simple(KIT_OP_MEMSET, (uintptr_t)pointer, (uint64_t)value, bytes, NULL, "cudaMemset()");
 }
 
 cudaError_t cudaDeviceSynchronize(void)

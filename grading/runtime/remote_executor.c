@@ -23,7 +23,7 @@
 #include "remote_api.h"
 #include "shared_memory.h"
 
-/* ---- the lab's functions, registered by grading/calls/api_NN_name.c ---------------------------- */
+/* ---- the lab's functions, registered by grading/calls/api_NN_name.c -------------------------- */
 
 #define MAX_FUNCTIONS 64
 static struct {
@@ -51,8 +51,8 @@ static uint64_t copied_to_host;
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
                                    enum cudaMemcpyKind kind, cudaStream_t stream);
-cudaError_t __real_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes,
-                                        size_t offset, enum cudaMemcpyKind kind);
+cudaError_t __real_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                        enum cudaMemcpyKind kind);
 
 /* Device memory by what CUDA knows of the pointer, not by the kind the caller claims. */
 static int on_device(const void *pointer)
@@ -85,8 +85,8 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
     return __real_cudaMemcpyAsync(dst, src, bytes, kind, stream);
 }
 
-cudaError_t __wrap_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes,
-                                        size_t offset, enum cudaMemcpyKind kind)
+cudaError_t __wrap_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                        enum cudaMemcpyKind kind)
 {
     count_copy(dst, 1, bytes);
     return __real_cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
@@ -116,7 +116,9 @@ static void read_request(kit_remote_request *request, int *fd)
 {
     char control[CMSG_SPACE(sizeof(int))];
     struct iovec part = {.iov_base = request, .iov_len = sizeof *request};
-    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control,
+    struct msghdr message = {.msg_iov = &part,
+                             .msg_iovlen = 1,
+                             .msg_control = control,
                              .msg_controllen = sizeof control};
     ssize_t got;
     do {
@@ -154,7 +156,9 @@ static void write_all(const void *data, size_t bytes)
 static void answer(cudaError_t status, int64_t value, uint64_t value2, const void *payload,
                    uint64_t bytes)
 {
-    kit_remote_reply reply = {.status = status, .value = value, .value2 = value2,
+    kit_remote_reply reply = {.status = status,
+                              .value = value,
+                              .value2 = value2,
                               .payload = status == cudaSuccess ? bytes : 0};
     fflush(stdout); /* what the student's code printed comes before what follows */
     write_all(&reply, sizeof reply);
@@ -239,8 +243,8 @@ static void to_host(const kit_remote_request *request)
         return;
     }
     void *data = staging_buffer();
-    cudaError_t err = cudaMemcpy(data, (const void *)(uintptr_t)request->args[0], bytes,
-                                 cudaMemcpyDeviceToHost);
+    cudaError_t err =
+        cudaMemcpy(data, (const void *)(uintptr_t)request->args[0], bytes, cudaMemcpyDeviceToHost);
     answer(err, 0, 0, data, bytes);
     forget(data, bytes);
 }

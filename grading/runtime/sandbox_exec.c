@@ -121,9 +121,9 @@ static unsigned long long number(const char *option, const char *text)
 #define DENY (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define NO_SUCH_CALL (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
 /* Flags that would give a new thread or process namespaces of its own. */
-#define NAMESPACE_FLAGS                                                                          \
-    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
-     CLONE_NEWPID | CLONE_NEWNET)
+#define NAMESPACE_FLAGS                                                                            \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |  \
+     CLONE_NEWNET)
 
 struct filter {
     struct sock_filter code[MAX_FILTER];
@@ -161,8 +161,8 @@ static void rule_arg_is(struct filter *f, long nr, int arg, uint32_t value, unsi
  * this process). The kernel reads the low 32 bits of clone's flags. */
 static void rule_clone(struct filter *f, int thread_only)
 {
-    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0,
-                                        thread_only ? 5 : 4));
+    put(f,
+        (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, thread_only ? 5 : 4));
     put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
     put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NAMESPACE_FLAGS,
                                         thread_only ? 2 : 1, 0));
@@ -181,8 +181,7 @@ static void rule_exec_secret(struct filter *f, uint64_t secret)
     put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
     put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)secret, 0, 3));
     put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
-    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(secret >> 32), 0,
-                                        1));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(secret >> 32), 0, 1));
     put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 }
@@ -196,16 +195,38 @@ static void rule_sockets(struct filter *f)
 
 /* Denied in both profiles: what no sort needs, and what escapes or spies on a sandbox. */
 static const long always_denied[] = {
-    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
-    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
-    SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
-    SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot,
-    SYS_swapon, SYS_swapoff, SYS_acct, SYS_pidfd_send_signal,
+    SYS_ptrace,
+    SYS_process_vm_readv,
+    SYS_process_vm_writev,
+    SYS_kcmp,
+    SYS_mount,
+    SYS_umount2,
+    SYS_pivot_root,
+    SYS_chroot,
+    SYS_unshare,
+    SYS_setns,
+    SYS_bpf,
+    SYS_perf_event_open,
+    SYS_userfaultfd,
+    SYS_keyctl,
+    SYS_add_key,
+    SYS_request_key,
+    SYS_init_module,
+    SYS_finit_module,
+    SYS_delete_module,
+    SYS_kexec_load,
+    SYS_reboot,
+    SYS_swapon,
+    SYS_swapoff,
+    SYS_acct,
+    SYS_pidfd_send_signal,
 #ifdef SYS_kexec_file_load
     SYS_kexec_file_load,
 #endif
 #ifdef SYS_io_uring_setup
-    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+    SYS_io_uring_setup,
+    SYS_io_uring_enter,
+    SYS_io_uring_register,
 #endif
 #ifdef SYS_pidfd_getfd
     SYS_pidfd_getfd,
@@ -214,7 +235,12 @@ static const long always_denied[] = {
     SYS_process_madvise,
 #endif
 #ifdef SYS_open_tree
-    SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
+    SYS_open_tree,
+    SYS_move_mount,
+    SYS_fsopen,
+    SYS_fsconfig,
+    SYS_fsmount,
+    SYS_fspick,
 #endif
 #ifdef SYS_mount_setattr
     SYS_mount_setattr,
@@ -236,8 +262,8 @@ static const long run_denied[] = {
 };
 
 /* Signals: the target (argument 0) must be this process. */
-static const long signal_calls[] = {SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo,
-                                    SYS_rt_tgsigqueueinfo, SYS_pidfd_open};
+static const long signal_calls[] = {
+    SYS_kill, SYS_tkill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_open};
 
 static void seccomp_filter(struct filter *f, int run, uint64_t secret)
 {
@@ -250,8 +276,8 @@ static void seccomp_filter(struct filter *f, int run, uint64_t secret)
                                         offsetof(struct seccomp_data, arch)));
     put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0));
     put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                        offsetof(struct seccomp_data, nr)));
+    put(f,
+        (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 #if defined(__x86_64__)
     /* The x32 ABI's numbers have bit 30 set: a second door to every call. */
     put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
@@ -335,8 +361,8 @@ static char *find_program(const char *name)
         if (candidate == NULL) {
             fail("out of memory");
         }
-        snprintf(candidate, length + name_length + 3, "%.*s/%s", (int)length,
-                 length ? start : ".", name);
+        snprintf(candidate, length + name_length + 3, "%.*s/%s", (int)length, length ? start : ".",
+                 name);
         struct stat st;
         if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0) {
             return candidate;
@@ -534,7 +560,8 @@ static void drop_to_user(long long uid, long long gid)
     if (setuid((uid_t)uid) != 0) {
         fail("setuid %lld: %s%s", uid, strerror(errno),
              errno == EINVAL ? " (a uid this user namespace does not map: choose another "
-                               "KIT_SANDBOX_UID_BASE)" : "");
+                               "KIT_SANDBOX_UID_BASE)"
+                             : "");
     }
     if (setuid(0) == 0 || setgid(0) == 0 || geteuid() != (uid_t)uid || getegid() != (gid_t)gid) {
         fail("root's ids could be taken back after dropping to %lld:%lld", uid, gid);

@@ -17,26 +17,26 @@
 /* ---- the driver's functions ------------------------------------------------------------ */
 
 /* The functions used here, by the names libcuda exports (cuda.h maps some to _v2). */
-#define DRIVER_FUNCTIONS(X)                                                                    \
-    X(cuInit, "cuInit")                                                                        \
-    X(cuDeviceGet, "cuDeviceGet")                                                              \
-    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                    \
-    X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                      \
-    X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity")                          \
-    X(cuMemCreate, "cuMemCreate")                                                              \
-    X(cuMemRelease, "cuMemRelease")                                                            \
-    X(cuMemAddressReserve, "cuMemAddressReserve")                                              \
-    X(cuMemAddressFree, "cuMemAddressFree")                                                    \
-    X(cuMemMap, "cuMemMap")                                                                    \
-    X(cuMemUnmap, "cuMemUnmap")                                                                \
-    X(cuMemSetAccess, "cuMemSetAccess")                                                        \
-    X(cuMemExportToShareableHandle, "cuMemExportToShareableHandle")                            \
-    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle")                        \
-    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                         \
-    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                         \
-    X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                                                         \
-    X(cuMemsetD8, "cuMemsetD8_v2")                                                             \
-    X(cuMemHostRegister, "cuMemHostRegister_v2")                                               \
+#define DRIVER_FUNCTIONS(X)                                                                        \
+    X(cuInit, "cuInit")                                                                            \
+    X(cuDeviceGet, "cuDeviceGet")                                                                  \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                        \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent")                                                          \
+    X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity")                              \
+    X(cuMemCreate, "cuMemCreate")                                                                  \
+    X(cuMemRelease, "cuMemRelease")                                                                \
+    X(cuMemAddressReserve, "cuMemAddressReserve")                                                  \
+    X(cuMemAddressFree, "cuMemAddressFree")                                                        \
+    X(cuMemMap, "cuMemMap")                                                                        \
+    X(cuMemUnmap, "cuMemUnmap")                                                                    \
+    X(cuMemSetAccess, "cuMemSetAccess")                                                            \
+    X(cuMemExportToShareableHandle, "cuMemExportToShareableHandle")                                \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle")                            \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                                             \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                                             \
+    X(cuMemcpyDtoD, "cuMemcpyDtoD_v2")                                                             \
+    X(cuMemsetD8, "cuMemsetD8_v2")                                                                 \
+    X(cuMemHostRegister, "cuMemHostRegister_v2")                                                   \
     X(cuCtxSynchronize, "cuCtxSynchronize")
 
 #define DECLARE(fn, symbol) __typeof__(&fn) fn;
@@ -55,11 +55,11 @@ static int load_driver(char *why, size_t why_size)
         if (!library) {
             snprintf(failure, sizeof failure, "cannot load the CUDA driver: %s", dlerror());
         }
-#define RESOLVE(fn, symbol)                                                                    \
-        if (loaded == 1 && !(*(void **)&driver.fn = dlsym(library, symbol))) {                 \
-            snprintf(failure, sizeof failure, "the CUDA driver has no %s", symbol);            \
-            loaded = -1;                                                                       \
-        }
+#define RESOLVE(fn, symbol)                                                                        \
+    if (loaded == 1 && !(*(void **)&driver.fn = dlsym(library, symbol))) {                         \
+        snprintf(failure, sizeof failure, "the CUDA driver has no %s", symbol);                    \
+        loaded = -1;                                                                               \
+    }
         DRIVER_FUNCTIONS(RESOLVE)
     }
     if (loaded < 0 && why) {
@@ -115,9 +115,9 @@ static CUresult map_handle(CUmemGenericAllocationHandle handle, uint64_t bytes, 
 /* ---- buffers: the verdict's own, or the executor's mappings of them --------------------- */
 
 typedef struct {
-    uint64_t address;  /* here */
-    uint64_t verdict;  /* in the verdict process (the same as address there) */
-    uint64_t bytes;    /* mapped */
+    uint64_t address;                    /* here */
+    uint64_t verdict;                    /* in the verdict process (the same as address there) */
+    uint64_t bytes;                      /* mapped */
     CUmemGenericAllocationHandle handle; /* the verdict's; 0 in the executor */
 } buffer;
 
@@ -180,8 +180,10 @@ int kit_shared_start(char *why, size_t why_size)
                 verdict_device = (int)device;
                 started = 1;
             } else {
-                snprintf(failure, sizeof failure, "the CUDA driver refused the grader's "
-                         "context (CUresult %d)", (int)result);
+                snprintf(failure, sizeof failure,
+                         "the CUDA driver refused the grader's "
+                         "context (CUresult %d)",
+                         (int)result);
             }
         }
     }
@@ -215,8 +217,8 @@ int kit_shared_alloc(size_t bytes, uint64_t *address, uint64_t *mapped, int *fd)
         result = driver.cuMemExportToShareableHandle(&exported, handle,
                                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
         if (result == CUDA_SUCCESS &&
-            remember((buffer){.address = where, .verdict = where, .bytes = size,
-                              .handle = handle}) != 0) {
+            remember((buffer){
+                .address = where, .verdict = where, .bytes = size, .handle = handle}) != 0) {
             close(exported);
             result = CUDA_ERROR_OUT_OF_MEMORY;
         }
@@ -365,8 +367,8 @@ uint64_t kit_shared_translate(uint64_t word)
     for (int end = 0; end <= 1; end++) {
         for (size_t i = 0; i < buffer_count; i++) {
             const buffer *b = &buffers[i];
-            if (word >= b->verdict && (end ? word - b->verdict == b->bytes
-                                           : word - b->verdict < b->bytes)) {
+            if (word >= b->verdict &&
+                (end ? word - b->verdict == b->bytes : word - b->verdict < b->bytes)) {
                 return b->address + (word - b->verdict);
             }
         }

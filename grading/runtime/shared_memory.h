@@ -1,6 +1,7 @@
 /**
  * @file shared_memory.h
- * @brief Device memory the verdict process owns and the executor only maps (grading/runtime/remote.h).
+ * @brief Device memory the verdict process owns and the executor only maps
+ *        (grading/runtime/remote.h).
  *
  * When grading/grade runs a GPU test, the verdict process allocates every buffer the test
  * asks for (cudaMalloc in a test is kit_shared_alloc() here) with the CUDA driver's virtual

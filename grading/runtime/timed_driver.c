@@ -10,8 +10,8 @@
  * usage: PROGRAM [-n N] [--algo NAME] [--reps R] [--dist NAME] [--seed S] [--rounds K]
  *                [--round-limit SECONDS] [--pin-cpu CPU|here] --reference-words W --
  *                REFERENCE... STUDENT...
- *   The grader links this with the lab's driver and the remote stubs (grading/runtime/remote.h), so the
- *   lab's code runs in an executor, a process of its own, and the clock stays here. Two
+ *   The grader links this with the lab's driver and the remote stubs (grading/runtime/remote.h),
+ *   so the lab's code runs in an executor, a process of its own, and the clock stays here. Two
  *   executors take part: the reference solution's (the W words after `--` are its command)
  *   and the student's (the rest). N is decimal or 2^K.
  *
@@ -29,15 +29,15 @@
  *   between calls, and a buffer belongs to one executor) and its own buffers, which only its
  *   executor maps. It answers this process one line per request.
  * - Round k is R timed runs of each side, one on each of the round's inputs, alternating
- *   between the sides run by run (below). A run's time is the host's clock from the call to the end of the copy of
- *   its result back to the host (so work left running on any stream, or left for the copy to
- *   do, is counted). Every run's output is checked: sorted, and the same keys by the
- *   fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer
- *   on the runs it guesses unchecked can be timed. A run that fails that check is compared
- *   key by key with its input for the message (a full comparison of every run would cost a
- *   CPU sort of n keys each time, for nothing the fingerprint does not already catch). The
- *   round's CPU time is what the kernel accounted to the side's executor (every process of
- *   its sandbox) over its timed runs, read from outside that process.
+ *   between the sides run by run (below). A run's time is the host's clock from the call to the
+ *   end of the copy of its result back to the host (so work left running on any stream, or left
+ *   for the copy to do, is counted). Every run's output is checked: sorted, and the same keys by
+ * the fingerprint, so neither a sorted copy kept from an earlier call nor a fast wrong answer on
+ * the runs it guesses unchecked can be timed. A run that fails that check is compared key by key
+ * with its input for the message (a full comparison of every run would cost a CPU sort of n keys
+ * each time, for nothing the fingerprint does not already catch). The round's CPU time is what the
+ * kernel accounted to the side's executor (every process of its sandbox) over its timed runs, read
+ * from outside that process.
  * - The order: both executors start and run their warm-up, one after the other, before
  *   anything is timed; then the runs alternate, reference, student, student, reference,
  *   reference, ..., so that both sides sample the same spells of the machine (the GPU's
@@ -239,8 +239,8 @@ static void on_unpinned_cpus(void *(*work)(void *), void *args, size_t size, siz
         pthread_attr_setaffinity_np(&attr, sizeof unpinned, &unpinned);
     }
     for (size_t t = 0; t < count && t < HELPERS; t++) {
-        started[t] = attr_ok && pthread_create(&threads[t], &attr, work,
-                                               (char *)args + t * size) == 0;
+        started[t] =
+            attr_ok && pthread_create(&threads[t], &attr, work, (char *)args + t * size) == 0;
     }
     for (size_t t = 0; t < count && t < HELPERS; t++) {
         if (started[t]) {
@@ -334,7 +334,7 @@ typedef struct {
     const options *o;
     const inputs *in;
     unsigned int *d_work, *result; /* the buffer the sort runs on; its copy back */
-    char setup_error[300]; /* why there is no d_work, when there is none */
+    char setup_error[300];         /* why there is no d_work, when there is none */
     int warmed;
     unsigned checks; /* results checked, and the time it took (KIT_PROFILE=1) */
     double check_ms;
@@ -489,8 +489,8 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
             }
             const char *profile = getenv("KIT_PROFILE");
             if (profile && strcmp(profile, "1") == 0) {
-                fprintf(stderr, "kit profile: a side's %u result checks took %.2f s\n",
-                        st.checks, st.check_ms / 1000);
+                fprintf(stderr, "kit profile: a side's %u result checks took %.2f s\n", st.checks,
+                        st.check_ms / 1000);
             }
             exit(0);
         }
@@ -509,8 +509,8 @@ static void run_side(char **command, int fd, const options *o, const inputs *in,
         }
         if (request != 't' || have != 2 || which[0] < 1 || which[0] > o->rounds ||
             which[1] >= o->reps) {
-            snprintf(answer, sizeof answer, "error run %u of round %u asked of %zu x %zu",
-                     which[1], which[0], o->rounds, o->reps);
+            snprintf(answer, sizeof answer, "error run %u of round %u asked of %zu x %zu", which[1],
+                     which[0], o->rounds, o->reps);
         } else {
             timed_run(&st, which[0], which[1], answer, sizeof answer);
         }

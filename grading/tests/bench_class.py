@@ -127,8 +127,16 @@ def build_class(class_dir, refs):
 
 
 def grade_command(args, class_dir, grades):
-    command = [sys.executable, "grading/grade", "--class", "-q", "--build", args.build,
-               "--out", str(grades)]
+    command = [
+        sys.executable,
+        "grading/grade",
+        "--class",
+        "-q",
+        "--build",
+        args.build,
+        "--out",
+        str(grades),
+    ]
     if args.jobs:
         command += ["--jobs", str(args.jobs)]
     if args.test_jobs:
@@ -141,8 +149,14 @@ def run_grader(command, log_path):
     terminal; returns its exit code and wall seconds."""
     start = time.monotonic()
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        proc = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
         for line in proc.stdout:
             log.write(line)
             log.flush()
@@ -165,9 +179,16 @@ def gpu_rows():
     if not shutil.which("nvidia-smi"):
         return []
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=index,utilization.gpu,memory.used,"
-                              "memory.total", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(
+            [
+                "nvidia-smi",
+                "--query-gpu=index,utilization.gpu,memory.used," "memory.total",
+                "--format=csv,noheader,nounits",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout
         rows = [[float(x) for x in line.split(",")] for line in out.splitlines() if line]
         return [(int(index), *rest) for index, *rest in rows]
     except (subprocess.SubprocessError, ValueError):
@@ -197,19 +218,21 @@ class Sampler(threading.Thread):
     def write(self, path):
         with open(path, "w", newline="") as f:
             out = csv.writer(f)
-            out.writerow(["time_s", "cpu_busy_pct", "gpu", "gpu_util_pct", "mem_used_mib",
-                          "mem_total_mib"])
+            out.writerow(
+                ["time_s", "cpu_busy_pct", "gpu", "gpu_util_pct", "mem_used_mib", "mem_total_mib"]
+            )
             out.writerows(self.rows)
 
     def figures(self):
         util = [r[3] for r in self.rows if r[3] is not None]
         cpu = {r[0]: r[1] for r in self.rows}.values()  # one per sample, not per GPU
-        return {"samples": len(cpu),
-                "gpu_util_mean_pct": round(statistics.mean(util), 1) if util else None,
-                "gpu_util_median_pct": round(statistics.median(util), 1) if util else None,
-                "gpu_mem_peak_mib": max((r[4] for r in self.rows if r[4] is not None),
-                                        default=None),
-                "cpu_busy_mean_pct": round(statistics.mean(cpu), 1) if cpu else None}
+        return {
+            "samples": len(cpu),
+            "gpu_util_mean_pct": round(statistics.mean(util), 1) if util else None,
+            "gpu_util_median_pct": round(statistics.median(util), 1) if util else None,
+            "gpu_mem_peak_mib": max((r[4] for r in self.rows if r[4] is not None), default=None),
+            "cpu_busy_mean_pct": round(statistics.mean(cpu), 1) if cpu else None,
+        }
 
 
 # ---- verdicts ----------------------------------------------------------------------------------
@@ -234,8 +257,9 @@ def check_ref(results, labs):
         if failed:
             problems.append(f"{lab}: {len(failed)} tests failed, first {failed[0]}")
         rubric = json.loads((ROOT / "grading" / "rubric" / f"{lab}.json").read_text())
-        if rubric.get("speed", {}).get("points") and \
-                not any(t["name"] == f"{lab} speed" for t in lab_tests(results, lab)):
+        if rubric.get("speed", {}).get("points") and not any(
+            t["name"] == f"{lab} speed" for t in lab_tests(results, lab)
+        ):
             problems.append(f"{lab}: no speed entry")
     return problems
 
@@ -264,7 +288,7 @@ def one_line(problems):
 
 
 def verdict(name, results, fixtures, grade_opts, labs, shared):
-    """"OK", "WRONG: why", "SKIP: why" or "-" (a submission this benchmark did not make);
+    """ "OK", "WRONG: why", "SKIP: why" or "-" (a submission this benchmark did not make);
     labs: the labs this run graded (the gradebook's columns: --lab may name fewer)."""
     if name.startswith("fx_") and name[3:] in fixtures:
         if results is None:
@@ -313,8 +337,9 @@ def compare(grades, other):
         for test in sorted(set(a) | set(b)):
             x, y = a.get(test), b.get(test)
             if x is None or y is None:
-                diffs.append(f"{student} {test}: only in " + ("this run" if y is None
-                                                                else "the other"))
+                diffs.append(
+                    f"{student} {test}: only in " + ("this run" if y is None else "the other")
+                )
             elif test.endswith(" speed"):
                 if abs(x["score"] - y["score"]) > 1e-6:
                     diffs.append(f"{student} {test}: {x['score']:g} vs {y['score']:g} points")
@@ -328,7 +353,7 @@ def read_gradebook(path):
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
         rows = {row["student"]: row for row in reader}
-    return rows, reader.fieldnames[1:reader.fieldnames.index("total")]
+    return rows, reader.fieldnames[1 : reader.fieldnames.index("total")]
 
 
 def git_commit():
@@ -337,8 +362,13 @@ def git_commit():
     if os.environ.get("KIT_COMMIT"):
         return os.environ["KIT_COMMIT"]
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                               capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -363,13 +393,17 @@ def judge(grades, grade_opts, shared):
     for name in sorted(book):
         row, results = book[name], load_results(grades, name)
         verdicts[name] = verdict(name, results, fixtures, grade_opts, labs, shared)
-        print(f"{name:<28} {row['total'] or '-':>6}/{row['max_total'] or '-':<4} "
-              f"{row['seconds']:>5} s  {verdicts[name]}")
+        print(
+            f"{name:<28} {row['total'] or '-':>6}/{row['max_total'] or '-':<4} "
+            f"{row['seconds']:>5} s  {verdicts[name]}"
+        )
         if results is not None and re.fullmatch(r"ref\d+", name):
             for lab, ratio in speed_ratios(results).items():
                 ratios.setdefault(lab, []).append(ratio)
-    return verdicts, {lab: {"min": min(r), "median": statistics.median(r), "max": max(r),
-                            "n": len(r)} for lab, r in sorted(ratios.items())}
+    return verdicts, {
+        lab: {"min": min(r), "median": statistics.median(r), "max": max(r), "n": len(r)}
+        for lab, r in sorted(ratios.items())
+    }
 
 
 def print_summary(summary):
@@ -378,15 +412,21 @@ def print_summary(summary):
     for lab, r in summary["ref_speed_ratios"].items():
         print(f"  {lab:<14} {r['min']:.2f}x / {r['median']:.2f}x / {r['max']:.2f}x")
     util, wrong = summary["utilisation"], summary["wrong"]
-    print(f"commit {summary['commit']}: {summary['submissions']} submissions in "
-          f"{summary['wall_s']:.0f} s ({summary['s_per_submission']} s each; 300 would take "
-          f"{summary['hours_for_300']} h)")
-    print(f"GPU util mean {util['gpu_util_mean_pct']}% median {util['gpu_util_median_pct']}%, "
-          f"peak memory {util['gpu_mem_peak_mib']} MiB; CPU busy mean {util['cpu_busy_mean_pct']}%")
+    print(
+        f"commit {summary['commit']}: {summary['submissions']} submissions in "
+        f"{summary['wall_s']:.0f} s ({summary['s_per_submission']} s each; 300 would take "
+        f"{summary['hours_for_300']} h)"
+    )
+    print(
+        f"GPU util mean {util['gpu_util_mean_pct']}% median {util['gpu_util_median_pct']}%, "
+        f"peak memory {util['gpu_mem_peak_mib']} MiB; CPU busy mean {util['cpu_busy_mean_pct']}%"
+    )
     if summary["grader_exit"] not in (0, 1):
         print(f"the grader exited {summary['grader_exit']} (3: tests skipped, no GPU)")
-    print(f"verdicts: {summary['verdicts_ok']} OK, {len(wrong)} wrong"
-          + (f" ({', '.join(w.split(':')[0] for w in wrong)})" if wrong else ""))
+    print(
+        f"verdicts: {summary['verdicts_ok']} OK, {len(wrong)} wrong"
+        + (f" ({', '.join(w.split(':')[0] for w in wrong)})" if wrong else "")
+    )
 
 
 def main():
@@ -424,15 +464,20 @@ def main():
         print("".join(f"  {line}\n" for line in diffs), end="")
     n = len(verdicts)
     summary = {
-        "submissions": n, "grader_exit": rc, "wall_s": round(wall, 1),
+        "submissions": n,
+        "grader_exit": rc,
+        "wall_s": round(wall, 1),
         "s_per_submission": round(wall / max(1, n), 1),
         "hours_for_300": round(wall / max(1, n) * 300 / 3600, 2),
         "utilisation": sampler.figures(),
         "verdicts_ok": sum(1 for v in verdicts.values() if v.startswith("OK")),
         "verdicts_skipped": sorted(k for k, v in verdicts.items() if v.startswith("SKIP")),
         "wrong": [f"{k}: {v}" for k, v in verdicts.items() if v.startswith("WRONG")],
-        "ref_speed_ratios": speed, "fixtures_left_out": left_out, "compare_differences": diffs,
-        "command": shlex.join(command), "bench_command": shlex.join(sys.argv),
+        "ref_speed_ratios": speed,
+        "fixtures_left_out": left_out,
+        "compare_differences": diffs,
+        "command": shlex.join(command),
+        "bench_command": shlex.join(sys.argv),
         "commit": git_commit(),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -31,17 +31,27 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--labs", default="", help="lab numbers, comma-separated (default all)")
     parser.add_argument("--out", help="write the ratios here as JSON")
-    parser.add_argument("--rounds", type=int, default=speed.ROUNDS,
-                        help="rounds per side (the grader's: speed.ROUNDS)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=speed.ROUNDS,
+        help="rounds per side (the grader's: speed.ROUNDS)",
+    )
     parser.add_argument("--reps", help="timed runs per round, instead of the rubric's --reps")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every round")
-    parser.add_argument("--no-pin", action="store_true",
-                        help="leave the timed run's processes unpinned (the grader pins them)")
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="leave the timed run's processes unpinned (the grader pins them)",
+    )
     args = parser.parse_args()
     kit = Kit.at(ROOT, build=args.build)
     wanted = {w.zfill(2) for w in args.labs.split(",") if w}
-    labs = [lab for lab in discover_labs(kit) if lab.rubric.speed
-            and (not wanted or lab.id[:2] in wanted)]
+    labs = [
+        lab
+        for lab in discover_labs(kit)
+        if lab.rubric.speed and (not wanted or lab.id[:2] in wanted)
+    ]
     work = Path(args.build) / "bench-speed-noise"
     context = GradingContext(kit, labs, Options(), work)
     context.prepare()
@@ -58,18 +68,38 @@ def main():
         command = build.executor_command(iso, executor, rule.time_limit_s)
         ratios, started = [], time.monotonic()
         for _ in range(args.runs):
-            measured = speed.measure(timed_binary(lab), driver_args, command, command, env,
-                                     rule.time_limit_s, rounds=args.rounds,
-                                     cpu_rule=lab.rubric.cpu, pin=not args.no_pin)
+            measured = speed.measure(
+                timed_binary(lab),
+                driver_args,
+                command,
+                command,
+                env,
+                rule.time_limit_s,
+                rounds=args.rounds,
+                cpu_rule=lab.rubric.cpu,
+                pin=not args.no_pin,
+            )
             if args.verbose:
-                print("\n".join(line for line in measured.log.splitlines()
-                                if line.startswith(("round", "trimmed"))), flush=True)
+                print(
+                    "\n".join(
+                        line
+                        for line in measured.log.splitlines()
+                        if line.startswith(("round", "trimmed"))
+                    ),
+                    flush=True,
+                )
             ratios.append(round(measured.ratio, 3) if measured.measured else None)
         worst = max((abs(r - 1) for r in ratios if r is not None), default=None)
-        report[lab.id] = {"ratios": ratios, "worst": worst,
-                          "seconds_per_run": (time.monotonic() - started) / args.runs}
-        print(f"{lab.id}: reference against itself {ratios}, worst {worst}"
-              f" ({report[lab.id]['seconds_per_run']:.1f} s a run)", flush=True)
+        report[lab.id] = {
+            "ratios": ratios,
+            "worst": worst,
+            "seconds_per_run": (time.monotonic() - started) / args.runs,
+        }
+        print(
+            f"{lab.id}: reference against itself {ratios}, worst {worst}"
+            f" ({report[lab.id]['seconds_per_run']:.1f} s a run)",
+            flush=True,
+        )
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     return 0

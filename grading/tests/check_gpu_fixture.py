@@ -50,9 +50,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 
 EXPECT_KEYS = {
-    "about", "lab", "grade", "options", "lab_status", "lab_message_has", "score_between", "max_score",
-    "tests", "suites_pass", "suites_zero", "some_test_output_matches", "speed_below_max",
-    "speed_full", "speed_output_has", "speed_points", "sanitizer", "object_check", "in_class",
+    "about",
+    "lab",
+    "grade",
+    "options",
+    "lab_status",
+    "lab_message_has",
+    "score_between",
+    "max_score",
+    "tests",
+    "suites_pass",
+    "suites_zero",
+    "some_test_output_matches",
+    "speed_below_max",
+    "speed_full",
+    "speed_output_has",
+    "speed_points",
+    "sanitizer",
+    "object_check",
+    "in_class",
 }
 
 
@@ -63,11 +79,14 @@ def check(expect, results):
     lab = results["extra_data"]["labs"].get(lab_id)
     if lab is None:
         return [f"no {lab_id} in results.json"]
-    tests = {t["name"][len(lab_id) + 1:]: t for t in results["tests"]
-             if t["name"].startswith(lab_id)}
+    tests = {
+        t["name"][len(lab_id) + 1 :]: t for t in results["tests"] if t["name"].startswith(lab_id)
+    }
     if "lab_status" in expect and lab["status"] != expect["lab_status"]:
-        problems.append(f"lab status {lab['status']!r}, expected {expect['lab_status']!r}"
-                        f" ({lab['message'][:200]})")
+        problems.append(
+            f"lab status {lab['status']!r}, expected {expect['lab_status']!r}"
+            f" ({lab['message'][:200]})"
+        )
     if "lab_message_has" in expect and expect["lab_message_has"] not in lab["message"]:
         problems.append(f"lab message lacks {expect['lab_message_has']!r}: {lab['message'][:200]}")
     if "score_between" in expect:
@@ -88,15 +107,24 @@ def check(expect, results):
     for suite in expect.get("suites_pass", []):
         bad = [n for n, t in tests.items() if n.startswith(suite + "/") and t["status"] != "passed"]
         if bad or not any(n.startswith(suite + "/") for n in tests):
-            problems.append(f"suite {suite}: not all passed ({', '.join(bad) or 'no tests'}: "
-                            + (tests[bad[0]]["output"][:160] if bad else "") + ")")
+            problems.append(
+                f"suite {suite}: not all passed ({', '.join(bad) or 'no tests'}: "
+                + (tests[bad[0]]["output"][:160] if bad else "")
+                + ")"
+            )
     for suite in expect.get("suites_zero", []):
-        passed = [n for n, t in tests.items()
-                  if n.startswith(suite + "/") and t["status"] == "passed"]
+        passed = [
+            n for n, t in tests.items() if n.startswith(suite + "/") and t["status"] == "passed"
+        ]
         if passed or not any(n.startswith(suite + "/") for n in tests):
-            problems.append(f"suite {suite}: expected every test to fail, but "
-                            + (f"{len(passed)} passed ({', '.join(passed[:3])})" if passed
-                               else "it has no tests"))
+            problems.append(
+                f"suite {suite}: expected every test to fail, but "
+                + (
+                    f"{len(passed)} passed ({', '.join(passed[:3])})"
+                    if passed
+                    else "it has no tests"
+                )
+            )
     if "some_test_output_matches" in expect:
         pattern = re.compile(expect["some_test_output_matches"])
         if not any(pattern.search(t["output"]) for t in tests.values()):
@@ -107,20 +135,28 @@ def check(expect, results):
             problems.append("no speed entry in results.json")
         else:
             if expect.get("speed_below_max") and not speed["score"] < speed["max_score"]:
-                problems.append(f"speed {speed['score']}/{speed['max_score']}: expected a drop "
-                                f"({speed['output']})")
-            if expect.get("speed_full") and not (speed["max_score"] > 0 and
-                                                 speed["score"] >= speed["max_score"]):
-                problems.append(f"speed {speed['score']}/{speed['max_score']}: expected full "
-                                f"({speed['output']})")
+                problems.append(
+                    f"speed {speed['score']}/{speed['max_score']}: expected a drop "
+                    f"({speed['output']})"
+                )
+            if expect.get("speed_full") and not (
+                speed["max_score"] > 0 and speed["score"] >= speed["max_score"]
+            ):
+                problems.append(
+                    f"speed {speed['score']}/{speed['max_score']}: expected full "
+                    f"({speed['output']})"
+                )
             if "speed_output_has" in expect and expect["speed_output_has"] not in speed["output"]:
-                problems.append(f"speed output lacks {expect['speed_output_has']!r}: "
-                                f"{speed['output']}")
+                problems.append(
+                    f"speed output lacks {expect['speed_output_has']!r}: " f"{speed['output']}"
+                )
     if "speed_points" in expect:
         points = speed["score"] if speed else 0
         if abs(points - expect["speed_points"]) > 1e-6:
-            problems.append(f"speed {points} points, expected {expect['speed_points']}"
-                            + (f" ({speed['output'][:200]})" if speed else ""))
+            problems.append(
+                f"speed {points} points, expected {expect['speed_points']}"
+                + (f" ({speed['output'][:200]})" if speed else "")
+            )
     if "sanitizer" in expect:
         want, got = expect["sanitizer"], tests.get("compute-sanitizer")
         if got is None:
@@ -128,8 +164,9 @@ def check(expect, results):
         else:
             found = got["status"] == "failed"
             if "found" in want and found != want["found"]:
-                problems.append(f"sanitizer found={found}, expected {want['found']}: "
-                                f"{got['output'][:300]}")
+                problems.append(
+                    f"sanitizer found={found}, expected {want['found']}: " f"{got['output'][:300]}"
+                )
             if "score" in want and abs(got["score"] - want["score"]) > 1e-6:
                 problems.append(f"sanitizer score {got['score']}, expected {want['score']}")
             for text in want.get("output_has", []):
@@ -140,13 +177,16 @@ def check(expect, results):
 
 def summary(results, lab_id=DEFAULT_LAB):
     lab = results["extra_data"]["labs"][lab_id]
-    tests = {t["name"][len(lab_id) + 1:]: t for t in results["tests"]
-             if t["name"].startswith(lab_id)}
+    tests = {
+        t["name"][len(lab_id) + 1 :]: t for t in results["tests"] if t["name"].startswith(lab_id)
+    }
     words = [f"{lab['score']:g}/{lab['max_score']:g} ({lab['status']})"]
     failed = [n for n, t in tests.items() if t["status"] == "failed" and "/" in n]
     if failed:
-        words.append(f"{len(failed)} tests failed, first {failed[0]}: "
-                     + " ".join(tests[failed[0]]["output"].split())[:100])
+        words.append(
+            f"{len(failed)} tests failed, first {failed[0]}: "
+            + " ".join(tests[failed[0]]["output"].split())[:100]
+        )
     for extra in ("speed", "compute-sanitizer"):
         if extra in tests:
             words.append(f"{extra}: " + " ".join(tests[extra]["output"].split())[:140])
@@ -177,8 +217,19 @@ def main():
         except fixture_patch.FixtureError as err:
             print(f"FAIL {name}: its student file cannot be written: {err}")
             return 1
-    command = [sys.executable, str(ROOT / "grading" / "grade"), "-q", "--build", args.build,
-               "--lab", lab, "--out", str(out), *expect.get("options", []), str(submission)]
+    command = [
+        sys.executable,
+        str(ROOT / "grading" / "grade"),
+        "-q",
+        "--build",
+        args.build,
+        "--lab",
+        lab,
+        "--out",
+        str(out),
+        *expect.get("options", []),
+        str(submission),
+    ]
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -186,8 +237,10 @@ def main():
     (out / "stdout.txt").write_text(proc.stdout + proc.stderr)
     results_path = out / "results.json"
     if proc.returncode not in (0, 1) or not results_path.exists():
-        print(f"FAIL {name}: the grader exited {proc.returncode}: "
-              + " ".join((proc.stderr or proc.stdout).split())[-300:])
+        print(
+            f"FAIL {name}: the grader exited {proc.returncode}: "
+            + " ".join((proc.stderr or proc.stdout).split())[-300:]
+        )
         return proc.returncode if proc.returncode in (2, 3) else 1
     results = json.loads(results_path.read_text())
     problems = check(expect, results)

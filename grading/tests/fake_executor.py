@@ -31,7 +31,9 @@ import zlib
 
 REQUEST = struct.Struct("<II8QQ64s")  # kit_remote_request
 REPLY = struct.Struct("<qqQQ")  # kit_remote_reply
-OP_CALL, OP_MALLOC, OP_FREE, OP_TO_DEVICE, OP_TO_HOST, OP_ON_DEVICE, OP_MEMSET, OP_SYNC = range(1, 9)
+OP_CALL, OP_MALLOC, OP_FREE, OP_TO_DEVICE, OP_TO_HOST, OP_ON_DEVICE, OP_MEMSET, OP_SYNC = range(
+    1, 9
+)
 OP_LAST_ERROR, OP_ERROR_TEXT, OP_HELLO = 9, 10, 16
 
 
@@ -93,11 +95,11 @@ def main():
             next_base += 1 << 32
         elif op == OP_TO_DEVICE:
             block, at = find(args[0])
-            block[at:at + len(payload)] = payload
+            block[at : at + len(payload)] = payload
             answer()
         elif op == OP_TO_HOST:
             block, at = find(args[0])
-            answer(payload=bytes(block[at:at + args[1]]))
+            answer(payload=bytes(block[at : at + args[1]]))
         elif op == OP_ERROR_TEXT:
             answer(payload=b"fake error")
         elif op == OP_CALL and fname == "oddeven_sort" and count == 2:

@@ -121,8 +121,10 @@ def marked_lines(text, path):
         begin = re.match(r"/\* BEGIN SOLUTION (\S+) .*\*/$", stripped)
         if begin:
             if todo is not None:
-                raise FixtureError(f"{path}:{number}: BEGIN SOLUTION inside the block opened "
-                                   f"at line {opened_at}")
+                raise FixtureError(
+                    f"{path}:{number}: BEGIN SOLUTION inside the block opened "
+                    f"at line {opened_at}"
+                )
             todo, in_stub, opened_at = begin.group(1), False, number
         elif stripped == "/* SKELETON */":
             if todo is None or in_stub:
@@ -154,8 +156,10 @@ def parse_change(text, path, header_only=False):
             elif not edits and base is None:
                 header.append(line)  # before the first directive
             elif line.strip():
-                raise FixtureError(f"{path}:{number}: a line outside an edit (edits are "
-                                   f"REPLACE/WITH/END, AFTER/INSERT/END, BEFORE/INSERT/END)")
+                raise FixtureError(
+                    f"{path}:{number}: a line outside an edit (edits are "
+                    f"REPLACE/WITH/END, AFTER/INSERT/END, BEFORE/INSERT/END)"
+                )
             continue
         word, argument = directive.group(1), directive.group(2)
         if word == "SNIPPET":
@@ -173,8 +177,10 @@ def parse_change(text, path, header_only=False):
             continue
         if word in OPENERS:
             if section is not None:
-                raise FixtureError(f"{path}:{number}: {word} before the {expect} the edit at "
-                                   f"line {edits[-1].at} needs")
+                raise FixtureError(
+                    f"{path}:{number}: {word} before the {expect} the edit at "
+                    f"line {edits[-1].at} needs"
+                )
             scope = re.fullmatch(r"IN (\S+)", argument) if argument else None
             if argument and not scope:
                 raise FixtureError(f"{path}:{number}: write `{word} IN <TODO id>` or `{word}`")
@@ -185,8 +191,10 @@ def parse_change(text, path, header_only=False):
         elif word == expect == "END":
             section, expect = None, None
         else:
-            raise FixtureError(f"{path}:{number}: {word} where "
-                               + (f"{expect} was expected" if expect else "an edit must start"))
+            raise FixtureError(
+                f"{path}:{number}: {word} where "
+                + (f"{expect} was expected" if expect else "an edit must start")
+            )
     if section is not None:
         raise FixtureError(f"{path}: the edit at line {edits[-1].at} has no {expect}")
     while header and not header[-1].strip():
@@ -205,7 +213,7 @@ def occurrences(lines, anchor):
     """Where the anchor's lines start in lines (every place)."""
     texts = [line.text for line in lines]
     size = len(anchor)
-    return [i for i in range(len(texts) - size + 1) if texts[i:i + size] == anchor]
+    return [i for i in range(len(texts) - size + 1) if texts[i : i + size] == anchor]
 
 
 def apply(lines, edit, what):
@@ -216,19 +224,21 @@ def apply(lines, edit, what):
         raise FixtureError(f"{what}: REPLACE ... WITH the same lines changes nothing")
     found = occurrences(lines, edit.anchor)
     size = len(edit.anchor)
-    placed = [i for i in found if all(line.todo == edit.todo for line in lines[i:i + size])]
+    placed = [i for i in found if all(line.todo == edit.todo for line in lines[i : i + size])]
     if len(placed) != 1:
         detail = f"found {len(placed)} times there"
         if len(found) > len(placed):
             detail += f" and {len(found) - len(placed)} times elsewhere (did a marker move?)"
-        raise FixtureError(f"{what}: the lines from `{edit.anchor[0].strip()}` must be found "
-                           f"once {edit.where()} of the base, but were {detail}")
+        raise FixtureError(
+            f"{what}: the lines from `{edit.anchor[0].strip()}` must be found "
+            f"once {edit.where()} of the base, but were {detail}"
+        )
     start = placed[0]
     new = [Line(text, edit.todo) for text in edit.new]
     if edit.verb == "REPLACE":
-        lines[start:start + size] = new
+        lines[start : start + size] = new
     elif edit.verb == "AFTER":
-        lines[start + size:start + size] = new
+        lines[start + size : start + size] = new
     else:
         lines[start:start] = new
 
@@ -239,7 +249,7 @@ def without_file_comment(lines):
         return lines
     for i, line in enumerate(lines):
         if "*/" in line.text:
-            return lines[i + 1:]
+            return lines[i + 1 :]
     return lines
 
 
@@ -262,13 +272,16 @@ def changed(change, lines_of, header_only=False):
     before = "".join(line.text for line in lines)
     for edit in edits:
         if edit.todo and base:
-            raise FixtureError(f"{change}:{edit.at}: IN {edit.todo}: the base {base} has "
-                               f"no marked blocks")
+            raise FixtureError(
+                f"{change}:{edit.at}: IN {edit.todo}: the base {base} has " f"no marked blocks"
+            )
         if edit.todo and not any(line.todo == edit.todo for line in lines):
-            raise FixtureError(f"{change}:{edit.at}: the base has no block of TODO "
-                               f"{edit.todo}")
-        apply(lines, edit, f"{change}:{edit.at} ({edit.verb}"
-                           + (f" IN {edit.todo})" if edit.todo else ")"))
+            raise FixtureError(f"{change}:{edit.at}: the base has no block of TODO " f"{edit.todo}")
+        apply(
+            lines,
+            edit,
+            f"{change}:{edit.at} ({edit.verb}" + (f" IN {edit.todo})" if edit.todo else ")"),
+        )
     body = "".join(line.text for line in lines)
     if edits and body == before:
         raise FixtureError(f"{change}: the edits leave the base as it was")
@@ -278,8 +291,9 @@ def changed(change, lines_of, header_only=False):
 def fixture_lab(fixture):
     """The lab a GPU fixture is a submission of (its expect.json's "lab", else Lab 01)."""
     expect = Path(fixture) / "expect.json"
-    lab = json.loads(expect.read_text()).get("lab", DEFAULT_LAB) if expect.is_file() \
-        else DEFAULT_LAB
+    lab = (
+        json.loads(expect.read_text()).get("lab", DEFAULT_LAB) if expect.is_file() else DEFAULT_LAB
+    )
     return lab
 
 
@@ -329,25 +343,30 @@ def plain_lines(path):
 def host_source(fixture, change, bases=HOST_BASES):
     """The text of a host fixture's NAME.change.cu: the fixture kit's solution NAME.cu, or
     the BASE sibling's NAME.cu, changed."""
-    name = change.name[:-len(HOST_CHANGE)] + ".cu"
+    name = change.name[: -len(HOST_CHANGE)] + ".cu"
 
     def lines_of(base):
         if base is None:
             found = sorted(Path(bases).glob(f"*/{name}"))
             if len(found) != 1:
-                raise FixtureError(f"{change}: {len(found)} solutions named {name} in {bases} "
-                                   f"(the base must be one)")
+                raise FixtureError(
+                    f"{change}: {len(found)} solutions named {name} in {bases} "
+                    f"(the base must be one)"
+                )
             return plain_lines(found[0])
         sibling = fixture.parent / base
         if not sibling.is_dir() or sibling.resolve() == fixture.resolve():
             raise FixtureError(f"BASE {base}: no fixture {sibling}")
         found = sorted(p for p in sibling.rglob("*") if p.name in (name, change.name))
         if len(found) != 1:
-            raise FixtureError(f"BASE {base}: {len(found)} files {name} in {sibling} (the "
-                               f"base must be one)")
+            raise FixtureError(
+                f"BASE {base}: {len(found)} files {name} in {sibling} (the " f"base must be one)"
+            )
         if found[0].name == change.name:
-            return [Line(text, None) for text in
-                    host_source(sibling, found[0], bases).splitlines(keepends=True)]
+            return [
+                Line(text, None)
+                for text in host_source(sibling, found[0], bases).splitlines(keepends=True)
+            ]
         return plain_lines(found[0])
 
     return changed(change, lines_of, header_only=True)
@@ -372,7 +391,7 @@ def write_host(fixture, out, bases=HOST_BASES):
                 elif path.is_dir():
                     (to / entry).mkdir()
                 elif entry.endswith(HOST_CHANGE):
-                    written = to / (entry[:-len(HOST_CHANGE)] + ".cu")
+                    written = to / (entry[: -len(HOST_CHANGE)] + ".cu")
                     if (here / written.name).exists():
                         raise FixtureError(f"{path}: {written.name} is there too")
                     written.write_text(host_source(fixture, path, bases))
@@ -396,10 +415,17 @@ def write_hosts(out, fixtures=HOST_FIXTURES, bases=HOST_BASES):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("fixture", help="a folder of grading/tests/fixtures/gpu/ or .../host/")
-    parser.add_argument("-o", "--out", help="the file to write (default: standard output); for "
-                        "a host fixture, the folder to write (needed)")
-    parser.add_argument("--solution", help="the marked solution a GPU fixture's change "
-                        "applies to (default: its lab's, solutions/LAB/FILE)")
+    parser.add_argument(
+        "-o",
+        "--out",
+        help="the file to write (default: standard output); for "
+        "a host fixture, the folder to write (needed)",
+    )
+    parser.add_argument(
+        "--solution",
+        help="the marked solution a GPU fixture's change "
+        "applies to (default: its lab's, solutions/LAB/FILE)",
+    )
     args = parser.parse_args()
     try:
         if Path(args.fixture).resolve().parent == HOST_FIXTURES:

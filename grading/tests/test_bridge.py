@@ -55,16 +55,21 @@ def start_sshd(tmp, build, env="", options=""):
     only run bridge_host.py (with `options`, and the variables `env` sets: test_slurm.py's
     --mode slurm). Returns (process, port, client key, known_hosts)."""
     for name in ("host_key", "client_key"):
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp / name)],
-                       check=True)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp / name)], check=True
+        )
     port = free_port()
     spool = tmp / "spool"
-    command = (f"env KIT_GRADER_NO_GPU_CHECK=1 {env} {sys.executable} "
-               f"{ROOT / 'grading' / 'gradescope' / 'bridge_host.py'} --spool {spool} "
-               f"--build {build} --kit-root {FIXTURE_KIT} {options}")
+    command = (
+        f"env KIT_GRADER_NO_GPU_CHECK=1 {env} {sys.executable} "
+        f"{ROOT / 'grading' / 'gradescope' / 'bridge_host.py'} --spool {spool} "
+        f"--build {build} --kit-root {FIXTURE_KIT} {options}"
+    )
     (tmp / "authorized_keys").write_text(
-        f'restrict,command="{command}" {(tmp / "client_key.pub").read_text()}')
-    (tmp / "sshd_config").write_text(f"""Port {port}
+        f'restrict,command="{command}" {(tmp / "client_key.pub").read_text()}'
+    )
+    (tmp / "sshd_config").write_text(
+        f"""Port {port}
 ListenAddress 127.0.0.1
 HostKey {tmp / 'host_key'}
 PidFile {tmp / 'sshd.pid'}
@@ -80,11 +85,15 @@ AllowAgentForwarding no
 X11Forwarding no
 PermitTTY no
 PermitUserEnvironment no
-""")
+"""
+    )
     Path("/run/sshd").mkdir(exist_ok=True)  # its privilege separation folder
     with open(tmp / "sshd.log", "w") as log:
-        proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(tmp / "sshd_config")],
-                                stdout=subprocess.DEVNULL, stderr=log)
+        proc = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(tmp / "sshd_config")],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -123,28 +132,53 @@ def container(name, submission, **settings):
     shutil.copytree(submission, root / "submission")
     shutil.copy(STATE["key"], root / "source" / "config" / "bridge_key")
     shutil.copy(STATE["known"], root / "source" / "config" / "known_hosts")
-    conf = {"GPU_HOST": "127.0.0.1", "GPU_PORT": str(STATE["port"]), "GPU_USER": "root",
-            "KEY_FILE": "bridge_key", "KNOWN_HOSTS_FILE": "known_hosts",
-            "GRADESCOPE_LIMIT_MIN": "40", "CONNECT_TIMEOUT_S": "5"}
+    conf = {
+        "GPU_HOST": "127.0.0.1",
+        "GPU_PORT": str(STATE["port"]),
+        "GPU_USER": "root",
+        "KEY_FILE": "bridge_key",
+        "KNOWN_HOSTS_FILE": "known_hosts",
+        "GRADESCOPE_LIMIT_MIN": "40",
+        "CONNECT_TIMEOUT_S": "5",
+    }
     conf.update(settings)
     (root / "source" / "config" / "gradescope.conf").write_text(
-        "".join(f"{k}={v}\n" for k, v in conf.items()))
+        "".join(f"{k}={v}\n" for k, v in conf.items())
+    )
     return root
 
 
 def run_autograder(root, timeout=900):
-    proc = subprocess.run(["bash", str(GRADING / "gradescope" / "run_autograder")],
-                          env=dict(os.environ, AUTOGRADER_ROOT=str(root)), capture_output=True,
-                          text=True, timeout=timeout)
+    proc = subprocess.run(
+        ["bash", str(GRADING / "gradescope" / "run_autograder")],
+        env=dict(os.environ, AUTOGRADER_ROOT=str(root)),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     results = root / "results" / "results.json"
     return proc, json.loads(results.read_text()) if results.exists() else None
 
 
 def local_results(build, submission, out, env=None):
     """results.json of a local grade of `submission` (the fixture kit's labs, no GPU check)."""
-    subprocess.run([sys.executable, str(GRADING / "grade"), "-q", "--build", str(build),
-                    "--kit-root", str(FIXTURE_KIT), "--no-gpu-check", "--out", str(out),
-                    str(submission)], capture_output=True, env=env)
+    subprocess.run(
+        [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--build",
+            str(build),
+            "--kit-root",
+            str(FIXTURE_KIT),
+            "--no-gpu-check",
+            "--out",
+            str(out),
+            str(submission),
+        ],
+        capture_output=True,
+        env=env,
+    )
     return json.loads((out / "results.json").read_text())
 
 
@@ -152,15 +186,33 @@ def assert_same_grade(case, data, local):
     """The bridge's results.json grades as the local one does: the score and every test's."""
     case.assertGreater(local["score"], 0)
     case.assertEqual(data["score"], local["score"], data.get("output"))
-    case.assertEqual([(t["name"], t["score"]) for t in data["tests"]],
-                     [(t["name"], t["score"]) for t in local["tests"]])
+    case.assertEqual(
+        [(t["name"], t["score"]) for t in data["tests"]],
+        [(t["name"], t["score"]) for t in local["tests"]],
+    )
 
 
 def ssh(*words, request="grade 60", data=b""):
-    command = ["ssh", "-T", "-F", "/dev/null", "-i", str(STATE["key"]), "-p", str(STATE["port"]),
-               "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
-               "-o", f"UserKnownHostsFile={STATE['known']}", "-o", "StrictHostKeyChecking=yes",
-               *words, "root@127.0.0.1"] + ([request] if request else [])
+    command = [
+        "ssh",
+        "-T",
+        "-F",
+        "/dev/null",
+        "-i",
+        str(STATE["key"]),
+        "-p",
+        str(STATE["port"]),
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        f"UserKnownHostsFile={STATE['known']}",
+        "-o",
+        "StrictHostKeyChecking=yes",
+        *words,
+        "root@127.0.0.1",
+    ] + ([request] if request else [])
     return subprocess.run(command, input=data, capture_output=True, timeout=120)
 
 
@@ -171,20 +223,24 @@ class Bridge(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIsNotNone(data, proc.stdout + proc.stderr)
         self.assertEqual(spec_problems(data), [])
-        assert_same_grade(self, data, local_results(STATE["build"], submission,
-                                                    STATE["tmp"] / "local-good"))
+        assert_same_grade(
+            self, data, local_results(STATE["build"], submission, STATE["tmp"] / "local-good")
+        )
         self.assertNotIn(str(STATE["tmp"] / "spool"), json.dumps(data))  # the host's folders
         # cleaned: no grading's folder is left, only the queue's own
         self.assertEqual([p.name for p in (STATE["tmp"] / "spool").iterdir()], ["queue"])
         self.assertEqual(list((STATE["tmp"] / "spool" / "queue" / "tickets").iterdir()), [])
 
     def test_a_host_that_is_down_gives_not_graded_yet(self):
-        proc, data = run_autograder(container("down", test_grader.HOST / "good",
-                                              GPU_PORT=str(free_port())))
+        proc, data = run_autograder(
+            container("down", test_grader.HOST / "good", GPU_PORT=str(free_port()))
+        )
         self.assertEqual(proc.returncode, 0)
         self.assertEqual(data["score"], 0.0)
-        self.assertTrue(data["output"].startswith("Not graded yet: the course's GPU host did "
-                                                  "not answer"), data["output"])
+        self.assertTrue(
+            data["output"].startswith("Not graded yet: the course's GPU host did " "not answer"),
+            data["output"],
+        )
         self.assertIn("this score of 0 is not your grade", data["output"])
         self.assertEqual(spec_problems(data), [])
 
@@ -197,8 +253,11 @@ class Bridge(unittest.TestCase):
         threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
         try:
             start = time.monotonic()
-            proc, data = run_autograder(container("silent", test_grader.HOST / "good",
-                                                  GPU_PORT=str(port), CONNECT_TIMEOUT_S="3"))
+            proc, data = run_autograder(
+                container(
+                    "silent", test_grader.HOST / "good", GPU_PORT=str(port), CONNECT_TIMEOUT_S="3"
+                )
+            )
             self.assertLess(time.monotonic() - start, 120)
         finally:
             silent.close()
@@ -211,8 +270,11 @@ class Bridge(unittest.TestCase):
     def test_a_submission_over_the_time_limit_says_so(self):
         # The container asks for 1 s: the host's grader runs with --max-time 1, and the tests
         # it had no time left for say so (never a silent 0).
-        archive = subprocess.run(["tar", "-czf", "-", "-C", str(test_grader.HOST / "host_hang"),
-                                  "."], capture_output=True, check=True).stdout
+        archive = subprocess.run(
+            ["tar", "-czf", "-", "-C", str(test_grader.HOST / "host_hang"), "."],
+            capture_output=True,
+            check=True,
+        ).stdout
         proc = ssh(request="grade 1", data=archive)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:gz") as answer:
@@ -225,8 +287,7 @@ class Bridge(unittest.TestCase):
         self.assertEqual(shell.returncode, 2)
         self.assertIn(b"refused: this key only grades", shell.stderr)
         self.assertNotIn(b"uid=", shell.stdout)
-        forward = ssh("-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:22",
-                      request="grade 5")
+        forward = ssh("-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:22", request="grade 5")
         self.assertNotEqual(forward.returncode, 0)
         self.assertIn(b"forwarding", forward.stderr.lower())
         path = ssh(request="grade 5; id")
@@ -239,13 +300,21 @@ class Bridge(unittest.TestCase):
         # reads their place and wait. (A submission the intake refuses: its grading is short.)
         journal = STATE["tmp"] / "spool" / "queue" / "journal.tsv"
         journal.unlink(missing_ok=True)
-        roots = [container(f"class-{i:02d}", test_grader.HOST / "include_passwd")
-                 for i in range(50)]
+        roots = [
+            container(f"class-{i:02d}", test_grader.HOST / "include_passwd") for i in range(50)
+        ]
         with ThreadPoolExecutor(50) as pool:
             answers = list(pool.map(run_autograder, roots))
         lines = journal.read_text().splitlines()
-        self.assertEqual(len(lines), 50, [data["output"][:300] for _, data in answers
-                                          if not data["output"].startswith("queue:")])
+        self.assertEqual(
+            len(lines),
+            50,
+            [
+                data["output"][:300]
+                for _, data in answers
+                if not data["output"].startswith("queue:")
+            ],
+        )
         rows = [line.split("\t") for line in lines]
         by_arrival = sorted(rows, key=lambda row: row[2])  # tickets are named by arrival
         starts = [float(row[1]) for row in by_arrival]
@@ -256,32 +325,51 @@ class Bridge(unittest.TestCase):
             self.assertGreaterEqual(start, end - 0.05)
         for proc, data in answers:
             self.assertEqual(proc.returncode, 0, proc.stderr)
-            self.assertRegex(data["output"], r"^queue: place \d+ on arrival \(\d+ ahead of it, "
-                                             r"1 grading at once on this host\); .*waited ")
+            self.assertRegex(
+                data["output"],
+                r"^queue: place \d+ on arrival \(\d+ ahead of it, "
+                r"1 grading at once on this host\); .*waited ",
+            )
         said = " ".join(data["output"] for _, data in answers)
         self.assertIn("; expected ", said)  # once gradings were measured
         waits = [float(row[5].split()[1]) for row in rows]
-        print(f"\n  50 at once: waits {min(waits):.1f}-{max(waits):.1f} s, "
-              f"last graded {max(end for _, end in spans) - min(s for s, _ in spans):.1f} s "
-              "after the first began", file=sys.stderr)
+        print(
+            f"\n  50 at once: waits {min(waits):.1f}-{max(waits):.1f} s, "
+            f"last graded {max(end for _, end in spans) - min(s for s, _ in spans):.1f} s "
+            "after the first began",
+            file=sys.stderr,
+        )
 
     def test_the_link_is_checked_in_one_command(self):
         # make gradescope-check: the course's settings, against the host; this test host
         # answers without a GPU, and a port with nothing behind it does not answer.
         root = container("check", test_grader.HOST / "good")
         conf = root / "source" / "config" / "gradescope.conf"
-        check = subprocess.run(["make", "-s", "gradescope-check", f"GRADESCOPE_CONFIG={conf}"],
-                               cwd=ROOT, capture_output=True, text=True, timeout=180)
+        check = subprocess.run(
+            ["make", "-s", "gradescope-check", f"GRADESCOPE_CONFIG={conf}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         self.assertEqual(check.returncode, 2, check.stdout)  # make's: the command's 1
         self.assertIn("the host answered (root@127.0.0.1", check.stdout)
         self.assertIn("queue: 0 waiting", check.stdout)
         self.assertIn("GPUs: none", check.stdout)
         self.assertIn("cannot grade", check.stdout)
         down = container("check-down", test_grader.HOST / "good", GPU_PORT=str(free_port()))
-        check = subprocess.run([sys.executable, str(GRADING / "gradescope" / "bridge.py"),
-                                "--check", "--config",
-                                str(down / "source" / "config" / "gradescope.conf")],
-                               capture_output=True, text=True, timeout=180)
+        check = subprocess.run(
+            [
+                sys.executable,
+                str(GRADING / "gradescope" / "bridge.py"),
+                "--check",
+                "--config",
+                str(down / "source" / "config" / "gradescope.conf"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         self.assertEqual(check.returncode, 2, check.stdout)
         self.assertIn("the host did not answer", check.stdout)
         self.assertIn("Connection refused", check.stdout)
@@ -289,8 +377,9 @@ class Bridge(unittest.TestCase):
     def test_an_archive_with_links_or_escapes_is_refused(self):
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "link").symlink_to("/etc/passwd")
-            archive = subprocess.run(["tar", "-czf", "-", "-C", folder, "."],
-                                     capture_output=True, check=True).stdout
+            archive = subprocess.run(
+                ["tar", "-czf", "-", "-C", folder, "."], capture_output=True, check=True
+            ).stdout
         proc = ssh(request="grade 5", data=archive)
         self.assertEqual(proc.returncode, 2)
         self.assertIn(b"only plain files and folders", proc.stderr)
@@ -349,26 +438,40 @@ class KeySecret(unittest.TestCase):
         shutil.copy(STATE["known"], folder / "known_hosts")
         (folder / "gradescope.conf").write_text(
             "GPU_HOST=gpu.example.edu\nGPU_USER=kitgrader\nKEY_FILE=bridge_key\n"
-            "KNOWN_HOSTS_FILE=known_hosts\n")
-        subprocess.run([sys.executable, str(GRADING / "gradescope" / "make_autograder.py"),
-                        str(folder / "build")], check=True, capture_output=True,
-                       env=dict(os.environ, GRADESCOPE_CONFIG=str(folder / "gradescope.conf")))
+            "KNOWN_HOSTS_FILE=known_hosts\n"
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                str(GRADING / "gradescope" / "make_autograder.py"),
+                str(folder / "build"),
+            ],
+            check=True,
+            capture_output=True,
+            env=dict(os.environ, GRADESCOPE_CONFIG=str(folder / "gradescope.conf")),
+        )
         with zipfile.ZipFile(folder / "build" / "gradescope" / "autograder.zip") as z:
             modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in z.infolist()}
         self.assertEqual(modes["config/bridge_key"], 0o600)
         self.assertEqual(modes["config/known_hosts"], 0o644)
 
     def test_no_sandbox_mode_lets_a_submission_read_the_key(self):
-        key_lines = [line for line in Path(STATE["key"]).read_text().splitlines()
-                     if line and not line.startswith("-----")]
+        key_lines = [
+            line
+            for line in Path(STATE["key"]).read_text().splitlines()
+            if line and not line.startswith("-----")
+        ]
         for kind, how in itertools.product(("auto", "nobody", "none"), ("include", "read")):
             with self.subTest(sandbox=kind, how=how):
                 name = f"thief-{kind}-{how}"
                 root = STATE["tmp"] / "gradescope" / name
                 config = root / "source" / "config"
                 paths = [config / "bridge_key", root / "work" / "bridge-key" / "key"]
-                thief = (KEY_INCLUDER % paths[0] if how == "include" else
-                         KEY_THIEF % ", ".join(f'"{p}"' for p in paths))
+                thief = (
+                    KEY_INCLUDER % paths[0]
+                    if how == "include"
+                    else KEY_THIEF % ", ".join(f'"{p}"' for p in paths)
+                )
                 with tempfile.TemporaryDirectory() as folder:
                     source = (ROOT / "solutions" / "01-oddeven" / "oddeven.cu").read_text()
                     (Path(folder) / "oddeven.cu").write_text(source + thief)
@@ -382,14 +485,24 @@ class KeySecret(unittest.TestCase):
                     self.assertIn("emulation: not run:", data["output"])
                     self.assertIn("fopen()", data["output"])
                 # what the student reads, and every log the grader kept in the container
-                said = json.dumps(data) + proc.stdout + proc.stderr + "".join(
-                    p.read_text(errors="replace") for p in (root / "work").rglob("*")
-                    if p.is_file() and not p.is_symlink() and p not in paths)
+                said = (
+                    json.dumps(data)
+                    + proc.stdout
+                    + proc.stderr
+                    + "".join(
+                        p.read_text(errors="replace")
+                        for p in (root / "work").rglob("*")
+                        if p.is_file() and not p.is_symlink() and p not in paths
+                    )
+                )
                 for line in key_lines:
                     self.assertNotIn(line, said)
                 self.assertFalse(any(p.exists() for p in paths))
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main("check-bridge", "the Gradescope bridge over a real sshd on localhost",
-                          globals()))
+    sys.exit(
+        testkit.main(
+            "check-bridge", "the Gradescope bridge over a real sshd on localhost", globals()
+        )
+    )

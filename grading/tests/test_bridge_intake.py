@@ -47,12 +47,20 @@ def _limit_memory():
 def send(data, spool, request="grade 5"):
     """bridge_host.py as sshd runs it: (exit code, stdout, stderr, seconds)."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, str(BRIDGE_HOST), "--spool", str(spool)],
-                          input=data, capture_output=True, timeout=60,
-                          env=dict(os.environ, SSH_ORIGINAL_COMMAND=request),
-                          preexec_fn=_limit_memory)
-    return (done.returncode, done.stdout, done.stderr.decode(errors="replace"),
-            time.monotonic() - start)
+    done = subprocess.run(
+        [sys.executable, str(BRIDGE_HOST), "--spool", str(spool)],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        env=dict(os.environ, SSH_ORIGINAL_COMMAND=request),
+        preexec_fn=_limit_memory,
+    )
+    return (
+        done.returncode,
+        done.stdout,
+        done.stderr.decode(errors="replace"),
+        time.monotonic() - start,
+    )
 
 
 def archive(members, mode="w:gz"):
@@ -116,22 +124,29 @@ class BridgeIntake(unittest.TestCase):
         self.assert_refused(data, "more than 200 files")
 
     def test_links_devices_fifos_and_sparse_files_are_refused(self):
-        kinds = {"symlink": member("a", tarfile.SYMTYPE, linkname="/etc/passwd"),
-                 "hard link": member("a", tarfile.LNKTYPE, linkname="/etc/passwd"),
-                 "device": member("a", tarfile.CHRTYPE, devmajor=1, devminor=3),
-                 "fifo": member("a", tarfile.FIFOTYPE),
-                 "sparse": member("a", tarfile.GNUTYPE_SPARSE)}
+        kinds = {
+            "symlink": member("a", tarfile.SYMTYPE, linkname="/etc/passwd"),
+            "hard link": member("a", tarfile.LNKTYPE, linkname="/etc/passwd"),
+            "device": member("a", tarfile.CHRTYPE, devmajor=1, devminor=3),
+            "fifo": member("a", tarfile.FIFOTYPE),
+            "sparse": member("a", tarfile.GNUTYPE_SPARSE),
+        }
         for what, info in kinds.items():
             with self.subTest(what):
                 self.assert_refused(archive([(info, None)], "w"), "only plain files and folders")
         for name in ("/etc/x", "../x", "a/../../x"):
             with self.subTest(name):
-                self.assert_refused(archive([(member(name, size=1), b"x")]),
-                                    "only plain files and folders")
+                self.assert_refused(
+                    archive([(member(name, size=1), b"x")]), "only plain files and folders"
+                )
 
     def test_what_is_not_an_archive_is_refused_in_one_line(self):
-        for data in (b"", b"not an archive at all", lzma.compress(b"\x01" * 4096),
-                     archive([(member("a.cu", size=4), b"abcd")])[:40]):
+        for data in (
+            b"",
+            b"not an archive at all",
+            lzma.compress(b"\x01" * 4096),
+            archive([(member("a.cu", size=4), b"abcd")])[:40],
+        ):
             with self.subTest(data=data[:16]):
                 self.assert_refused(data, "not a readable tar archive")
 
@@ -179,15 +194,20 @@ class BridgeQueue(unittest.TestCase):
         subprocess.run(["rm", "-rf", str(self.tmp)])
 
     def busy(self, request, *options):
-        done = subprocess.run([sys.executable, str(BRIDGE_HOST), "--spool", str(self.spool),
-                               *options], input=self.small, capture_output=True, timeout=60,
-                              env=dict(os.environ, SSH_ORIGINAL_COMMAND=request))
+        done = subprocess.run(
+            [sys.executable, str(BRIDGE_HOST), "--spool", str(self.spool), *options],
+            input=self.small,
+            capture_output=True,
+            timeout=60,
+            env=dict(os.environ, SSH_ORIGINAL_COMMAND=request),
+        )
         self.assertEqual(done.returncode, 0, done.stderr)
         files = answer_files(done.stdout)
         self.assertNotIn("results.json", files)
         self.assertEqual(files["status"].strip(), str(bridge_host.BUSY))
-        self.assertTrue(files["grade.txt"].startswith("NOT GRADED: the GPU host is busy: "),
-                        files["grade.txt"])
+        self.assertTrue(
+            files["grade.txt"].startswith("NOT GRADED: the GPU host is busy: "), files["grade.txt"]
+        )
         return files["grade.txt"]
 
     def hold_slot(self):
@@ -219,5 +239,10 @@ class BridgeQueue(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main("check-bridge-intake", "the GPU host's end of the Gradescope bridge "
-                          "takes what it is sent under limits", globals()))
+    sys.exit(
+        testkit.main(
+            "check-bridge-intake",
+            "the GPU host's end of the Gradescope bridge " "takes what it is sent under limits",
+            globals(),
+        )
+    )

@@ -57,8 +57,12 @@ def student_file(fixture):
 
 def changed_fixtures():
     """The fixtures written as a change of the solution itself (no BASE)."""
-    return [d for d in fixtures() if (d / fixture_patch.CHANGE_FILE).is_file()
-            and "/* BASE " not in (d / fixture_patch.CHANGE_FILE).read_text()]
+    return [
+        d
+        for d in fixtures()
+        if (d / fixture_patch.CHANGE_FILE).is_file()
+        and "/* BASE " not in (d / fixture_patch.CHANGE_FILE).read_text()
+    ]
 
 
 class Built(unittest.TestCase):
@@ -71,8 +75,7 @@ class Built(unittest.TestCase):
 
         def compile_one(fixture):
             lab = fixture_patch.fixture_lab(fixture)
-            flags = [*toolchain.nvccflags, *toolchain.flags_for(lab), f"-Ilabs/{lab}",
-                     "-Icommon"]
+            flags = [*toolchain.nvccflags, *toolchain.flags_for(lab), f"-Ilabs/{lab}", "-Icommon"]
             folder = cls.top / fixture.name
             folder.mkdir()
             source = folder / fixture_patch.lab_student_file(lab)
@@ -81,14 +84,19 @@ class Built(unittest.TestCase):
             except FixtureError as err:
                 return fixture.name, None, f"not written: {err}"
             obj = folder / "student.o"
-            proc = subprocess.run([toolchain.nvcc, *flags, "-c", str(source), "-o", str(obj)],
-                                  cwd=ROOT, capture_output=True, text=True,
-                                  timeout=COMPILE_TIMEOUT_S)
+            proc = subprocess.run(
+                [toolchain.nvcc, *flags, "-c", str(source), "-o", str(obj)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=COMPILE_TIMEOUT_S,
+            )
             return fixture.name, obj if proc.returncode == 0 else None, proc.stdout + proc.stderr
 
         with ThreadPoolExecutor(max_workers=4) as pool:
-            cls.results = {name: (obj, output)
-                           for name, obj, output in pool.map(compile_one, fixtures())}
+            cls.results = {
+                name: (obj, output) for name, obj, output in pool.map(compile_one, fixtures())
+            }
 
     @classmethod
     def tearDownClass(cls):
@@ -105,8 +113,11 @@ class Compiles(Built):
                 self.assertEqual(set(expect) - check_gpu_fixture.EXPECT_KEYS, set())
                 own = fixture_patch.lab_student_file(fixture_patch.fixture_lab(fixture))
                 sources = [name for name in (own, "change.cu") if (fixture / name).is_file()]
-                self.assertEqual(len(sources) + ("grade" in expect), 1,
-                                 f"one student file: {own}, change.cu or \"grade\"")
+                self.assertEqual(
+                    len(sources) + ("grade" in expect),
+                    1,
+                    f'one student file: {own}, change.cu or "grade"',
+                )
 
     def test_every_fixture_compiles(self):
         for fixture in fixtures():
@@ -130,8 +141,7 @@ class Compiles(Built):
                 symbols[lab.id] = forbidden.kit_symbols(lab)
             with self.subTest(fixture.name):
                 self.assertIn(want, ("clean", "refused"))
-                findings = forbidden.check_object(obj, lab, symbols[lab.id],
-                                                  lab.rubric.forbidden)
+                findings = forbidden.check_object(obj, lab, symbols[lab.id], lab.rubric.forbidden)
                 if want == "clean":
                     self.assertEqual([str(f) for f in findings], [])
                 else:
@@ -179,8 +189,10 @@ class Changes(unittest.TestCase):
     def test_a_moved_marker_fails_naming_the_fixture(self):
         # 1.2's BEGIN moved below its loop: slow's anchor is now outside TODO 1.2's block.
         begin = "    /* BEGIN SOLUTION 1.2 run phases 0 .. n-1, stopping at the first error */\n"
-        loop = ("    for (size_t phase = 0; phase < n; phase++) {\n"
-                "        CUDA_TRY(oddeven_phase(d_keys, n, (unsigned)phase));\n    }\n")
+        loop = (
+            "    for (size_t phase = 0; phase < n; phase++) {\n"
+            "        CUDA_TRY(oddeven_phase(d_keys, n, (unsigned)phase));\n    }\n"
+        )
         moved = self.solution_with(begin + loop, loop + begin)
         self.assertFailsNaming("slow", moved, "IN 1.2", "did a marker move?")
 
@@ -193,14 +205,16 @@ class Changes(unittest.TestCase):
         """Changing the first line of any edit's anchor in the solution fails that fixture."""
         for fixture in changed_fixtures():
             _, _, edits = fixture_patch.parse_change(
-                (fixture / fixture_patch.CHANGE_FILE).read_text(), fixture.name)
+                (fixture / fixture_patch.CHANGE_FILE).read_text(), fixture.name
+            )
             for edit in edits:
                 line = edit.anchor[0]
                 if self.solution.count(line) != 1:
                     continue  # an anchor in lines an earlier edit wrote, or a repeated line
                 with self.subTest(f"{fixture.name}:{edit.at}"):
-                    self.assertFailsNaming(fixture.name,
-                                           self.solution_with(line, line.rstrip() + " /**/\n"))
+                    self.assertFailsNaming(
+                        fixture.name, self.solution_with(line, line.rstrip() + " /**/\n")
+                    )
 
     def write_fixture(self, change):
         folder = self.tmp / "made_up"
@@ -209,48 +223,72 @@ class Changes(unittest.TestCase):
         return folder
 
     def test_a_change_that_changes_nothing_is_refused(self):
-        same = "/* REPLACE */\n#define ODDEVEN_BLOCK_THREADS 256\n/* WITH */\n" \
-               "#define ODDEVEN_BLOCK_THREADS 256\n/* END */\n"
+        same = (
+            "/* REPLACE */\n#define ODDEVEN_BLOCK_THREADS 256\n/* WITH */\n"
+            "#define ODDEVEN_BLOCK_THREADS 256\n/* END */\n"
+        )
         with self.assertRaisesRegex(FixtureError, "fixture made_up: .*changes nothing"):
             fixture_patch.source(self.write_fixture("/* made up */\n" + same))
 
     def test_a_snippet_is_pasted_where_it_stands(self):
         snippet = (fixture_patch.SNIPPETS / "driver_copies.cu").read_text()
-        text = fixture_patch.source(self.write_fixture(
-            "/* x */\n/* BEFORE */\n#include \"oddeven.h\"\n/* INSERT */\nint before;\n"
-            "/* SNIPPET driver_copies */\nint after;\n/* END */\n"))
-        self.assertIn("int before;\n" + snippet + "int after;\n#include \"oddeven.h\"", text)
+        text = fixture_patch.source(
+            self.write_fixture(
+                '/* x */\n/* BEFORE */\n#include "oddeven.h"\n/* INSERT */\nint before;\n'
+                "/* SNIPPET driver_copies */\nint after;\n/* END */\n"
+            )
+        )
+        self.assertIn("int before;\n" + snippet + 'int after;\n#include "oddeven.h"', text)
 
     def test_a_malformed_change_is_refused(self):
         for change, words in [
-                ("/* x */\n/* REPLACE */\nx\n/* END */\n", "END where WITH was expected"),
-                ("/* x */\n/* AFTER IN 1.1 */\nx\n/* INSERT */\ny\n", "has no END"),
-                ("/* x */\nint stray;\n/* REPLACE */\n", "no edit|has no WITH"),
-                ("int no_header;\n/* AFTER */\nx\n/* INSERT */\ny\n/* END */\n", "header comment"),
-                ("/* x */\n/* AFTER IN 9.9 */\nx\n/* INSERT */\ny\n/* END */\n",
-                 "no block of TODO 9.9"),
-                ("/* x */\n/* REPLACE */\n/* SNIPPET driver_copies */\n/* WITH */\ny\n/* END */\n",
-                 "SNIPPET only inside an INSERT or WITH"),
-                ("/* x */\n/* AFTER */\nx\n/* INSERT */\n/* SNIPPET no_such */\n/* END */\n",
-                 "no snippet"),
+            ("/* x */\n/* REPLACE */\nx\n/* END */\n", "END where WITH was expected"),
+            ("/* x */\n/* AFTER IN 1.1 */\nx\n/* INSERT */\ny\n", "has no END"),
+            ("/* x */\nint stray;\n/* REPLACE */\n", "no edit|has no WITH"),
+            ("int no_header;\n/* AFTER */\nx\n/* INSERT */\ny\n/* END */\n", "header comment"),
+            (
+                "/* x */\n/* AFTER IN 9.9 */\nx\n/* INSERT */\ny\n/* END */\n",
+                "no block of TODO 9.9",
+            ),
+            (
+                "/* x */\n/* REPLACE */\n/* SNIPPET driver_copies */\n/* WITH */\ny\n/* END */\n",
+                "SNIPPET only inside an INSERT or WITH",
+            ),
+            (
+                "/* x */\n/* AFTER */\nx\n/* INSERT */\n/* SNIPPET no_such */\n/* END */\n",
+                "no snippet",
+            ),
         ]:
             with self.subTest(change):
                 with self.assertRaisesRegex(FixtureError, f"fixture made_up: .*({words})"):
                     fixture_patch.source(self.write_fixture(change))
 
     def test_the_command_line_fails_with_status_2(self):
-        moved = self.solution_with("#define ODDEVEN_BLOCK_THREADS 256\n",
-                                   "#define ODDEVEN_BLOCK_THREADS 255\n")
-        proc = subprocess.run([sys.executable, str(TESTS / "fixture_patch.py"),
-                               str(FIXTURES / "variation"), "--solution", str(moved)],
-                              capture_output=True, text=True)
+        moved = self.solution_with(
+            "#define ODDEVEN_BLOCK_THREADS 256\n", "#define ODDEVEN_BLOCK_THREADS 255\n"
+        )
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(TESTS / "fixture_patch.py"),
+                str(FIXTURES / "variation"),
+                "--solution",
+                str(moved),
+            ],
+            capture_output=True,
+            text=True,
+        )
         self.assertEqual(proc.returncode, 2)
         self.assertIn("fixture variation", proc.stderr)
         self.assertEqual(proc.stdout, "")
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main(
-        'test_gpu_fixtures_build',
-        "the grader's GPU fixtures, written and compiled",
-        globals(), needs=['grading.env']))
+    sys.exit(
+        testkit.main(
+            "test_gpu_fixtures_build",
+            "the grader's GPU fixtures, written and compiled",
+            globals(),
+            needs=["grading.env"],
+        )
+    )

@@ -32,8 +32,16 @@ import check_gpu_fixture  # noqa: E402  (grading/tests/check_gpu_fixture.py)
 import fixture_patch  # noqa: E402  (grading/tests/fixture_patch.py)
 from testkit import FIXTURE_KIT, GRADING, ROOT, TESTS  # noqa: E402
 
-from kitgrader import (GraderError, build, discover, forbidden, rubric, run,  # noqa: E402
-                       sanitize, speed)
+from kitgrader import (
+    GraderError,
+    build,
+    discover,
+    forbidden,
+    rubric,
+    run,  # noqa: E402
+    sanitize,
+    speed,
+)
 
 HOST = testkit.host_fixtures()  # fixtures/host/, written as submissions
 FIXTURE_LABS = ["91-hostsum", "92-hostcount", "93-sandbox", "94-devcount", "95-hostbonus"]
@@ -57,12 +65,20 @@ def make_fixture_build():
     tmp = Path(tempfile.mkdtemp(prefix="kitgrader-tests-"))
     tmp.chmod(0o755)  # the sandbox's uids must reach the build (a class run fails closed)
     fb = tmp / "build"
-    for part in ["obj/tests/runner.o", "obj/tests/gpu_harness.o", "lib/libkit.a",
-                 "lib/libcunit.a", "tools/gpu_probe", "obj/grading/runtime/timed_driver.o",
-                 "obj/common/baselines.o", "obj/grading/runtime/remote_client.o",
-                 "obj/grading/runtime/remote_executor.o", "obj/grading/runtime/shared_memory.o",
-                 "obj/grading/runtime/memory_budget.o",
-                 "tools/sandbox_exec"]:
+    for part in [
+        "obj/tests/runner.o",
+        "obj/tests/gpu_harness.o",
+        "lib/libkit.a",
+        "lib/libcunit.a",
+        "tools/gpu_probe",
+        "obj/grading/runtime/timed_driver.o",
+        "obj/common/baselines.o",
+        "obj/grading/runtime/remote_client.o",
+        "obj/grading/runtime/remote_executor.o",
+        "obj/grading/runtime/shared_memory.o",
+        "obj/grading/runtime/memory_budget.o",
+        "tools/sandbox_exec",
+    ]:
         source = BUILD / part
         if not source.exists():
             raise RuntimeError(f"{source} is missing: run make first")
@@ -78,44 +94,110 @@ def make_fixture_build():
     ldlibs = env.get("LDLIBS", "-lm")
     (fb / "grading.env").write_text(
         f"NVCC={env['NVCC']}\nGENCODE={arch}\nNVCCFLAGS={flags}\nLDLIBS={ldlibs}\n"
-        + "".join(f"NVCCFLAGS_{lab}=\n" for lab in FIXTURE_LABS))
+        + "".join(f"NVCCFLAGS_{lab}=\n" for lab in FIXTURE_LABS)
+    )
     cc = os.environ.get("CC", "gcc")
     cuda_include = Path(env["NVCC"]).parent.parent / "include"
     for lab in FIXTURE_LABS:
         number, name = lab.split("-", 1)
         ident = lab.replace("-", "_")
         test_obj = fb / "obj" / "tests" / f"test_{ident}.o"
-        sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'common'}",
-            f"-I{ROOT / 'tests'}", f"-I{FIXTURE_KIT / 'labs' / lab}", f"-I{cuda_include}", "-c",
-            str(FIXTURE_KIT / "tests" / f"test_{ident}.c"), "-o", str(test_obj)])
+        sh(
+            [
+                cc,
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                f"-I{ROOT / 'common'}",
+                f"-I{ROOT / 'tests'}",
+                f"-I{FIXTURE_KIT / 'labs' / lab}",
+                f"-I{cuda_include}",
+                "-c",
+                str(FIXTURE_KIT / "tests" / f"test_{ident}.c"),
+                "-o",
+                str(test_obj),
+            ]
+        )
         # The grader's split of a test (grading/runtime/remote.h): the verdict binary and the
         # executor's half of the call table.
-        includes = [f"-I{ROOT / 'common'}", f"-I{ROOT / 'grading' / 'runtime'}",
-                    f"-I{FIXTURE_KIT / 'labs' / lab}", f"-I{cuda_include}"]
+        includes = [
+            f"-I{ROOT / 'common'}",
+            f"-I{ROOT / 'grading' / 'runtime'}",
+            f"-I{FIXTURE_KIT / 'labs' / lab}",
+            f"-I{cuda_include}",
+        ]
         api = FIXTURE_KIT / "grading" / "calls" / f"api_{ident}.c"
         calls = fb / "obj" / "grading" / "calls"
         calls.mkdir(parents=True, exist_ok=True)
         for variant, extra in (("", []), (".exec", ["-DKIT_REMOTE_EXECUTOR"])):
-            sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *includes, *extra, "-c", str(api),
-                "-o", str(calls / f"api_{ident}{variant}.o")])
+            sh(
+                [
+                    cc,
+                    "-std=c11",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    *includes,
+                    *extra,
+                    "-c",
+                    str(api),
+                    "-o",
+                    str(calls / f"api_{ident}{variant}.o"),
+                ]
+            )
         (fb / "grading").mkdir(exist_ok=True)
-        sh([cc, "-o", str(fb / "grading" / f"verdict_{ident}"), str(fb / "obj/tests/runner.o"),
-            str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
-            str(calls / f"api_{ident}.o"), str(fb / "obj/grading/runtime/remote_client.o"),
-            str(fb / "obj/grading/runtime/shared_memory.o"), str(fb / "lib/libkit.a"),
-            str(fb / "lib/libcunit.a"), "-lm"])
+        sh(
+            [
+                cc,
+                "-o",
+                str(fb / "grading" / f"verdict_{ident}"),
+                str(fb / "obj/tests/runner.o"),
+                str(fb / "obj/tests/gpu_harness.o"),
+                str(test_obj),
+                str(calls / f"api_{ident}.o"),
+                str(fb / "obj/grading/runtime/remote_client.o"),
+                str(fb / "obj/grading/runtime/shared_memory.o"),
+                str(fb / "lib/libkit.a"),
+                str(fb / "lib/libcunit.a"),
+                "-lm",
+            ]
+        )
         solution_obj = fb / "solution" / "obj" / f"{lab}.o"
         solution_obj.parent.mkdir(parents=True, exist_ok=True)
         # A lab with a bonus file: one translation unit, the bonus file with the lab's file
         # included first, as make compiles it.
-        main, bonus = (FIXTURE_KIT / "solutions" / lab / f"{name}{part}.cu"
-                       for part in ("", "_bonus"))
+        main, bonus = (
+            FIXTURE_KIT / "solutions" / lab / f"{name}{part}.cu" for part in ("", "_bonus")
+        )
         compiled = [str(bonus), "-include", str(main)] if bonus.exists() else [str(main)]
-        sh([env["NVCC"], *shlex.split(flags), f"-I{FIXTURE_KIT / 'labs' / lab}", "-c",
-            *compiled, "-o", str(solution_obj)], cwd=ROOT)
-        sh([env["NVCC"], arch, "-o", str(fb / "solution" / f"test_{ident}"),
-            str(fb / "obj/tests/runner.o"), str(fb / "obj/tests/gpu_harness.o"), str(test_obj),
-            str(solution_obj), str(fb / "lib/libkit.a"), str(fb / "lib/libcunit.a"), "-lm"])
+        sh(
+            [
+                env["NVCC"],
+                *shlex.split(flags),
+                f"-I{FIXTURE_KIT / 'labs' / lab}",
+                "-c",
+                *compiled,
+                "-o",
+                str(solution_obj),
+            ],
+            cwd=ROOT,
+        )
+        sh(
+            [
+                env["NVCC"],
+                arch,
+                "-o",
+                str(fb / "solution" / f"test_{ident}"),
+                str(fb / "obj/tests/runner.o"),
+                str(fb / "obj/tests/gpu_harness.o"),
+                str(test_obj),
+                str(solution_obj),
+                str(fb / "lib/libkit.a"),
+                str(fb / "lib/libcunit.a"),
+                "-lm",
+            ]
+        )
     return tmp, fb
 
 
@@ -134,8 +216,13 @@ def grade(submission, *options, out=None, fixture=True, cwd=None):
     out = Path(out or STATE["out"] / Path(submission).name)
     command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out)]
     if fixture:
-        command += ["--build", str(STATE["build"]), "--kit-root", str(FIXTURE_KIT),
-                    "--no-gpu-check"]
+        command += [
+            "--build",
+            str(STATE["build"]),
+            "--kit-root",
+            str(FIXTURE_KIT),
+            "--no-gpu-check",
+        ]
     command += [*options, str(submission)]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=cwd)
     results = None
@@ -150,12 +237,33 @@ def tests_of(results, prefix):
 
 # ---- results.json must follow Gradescope's format -------------------------------------------
 
-GRADESCOPE_TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility", "tags",
-                        "number", "output_format", "name_format", "extra_data"}
+GRADESCOPE_TEST_KEYS = {
+    "name",
+    "score",
+    "max_score",
+    "status",
+    "output",
+    "visibility",
+    "tags",
+    "number",
+    "output_format",
+    "name_format",
+    "extra_data",
+}
 VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
-GRADESCOPE_TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format",
-                       "test_name_format", "visibility", "stdout_visibility", "extra_data",
-                       "tests", "leaderboard"}
+GRADESCOPE_TOP_KEYS = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
 
 
 def check_gradescope(case, results):
@@ -233,8 +341,9 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertEqual(lab["score"], 6)  # the kit's tests: 1.2_max fails
         tests = tests_of(results, "91-hostsum 1.2_max")
         self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "failed")
-        self.assertIn("hostsum_max(n=1000, start=5) should be", tests[
-            "91-hostsum 1.2_max/positive"]["output"])
+        self.assertIn(
+            "hostsum_max(n=1000, start=5) should be", tests["91-hostsum 1.2_max/positive"]["output"]
+        )
 
     def test_flat_submission_holding_only_the_file(self):
         # A relative --out (as make grade gives), from another folder: tests still start.
@@ -322,8 +431,13 @@ class GradeFixtureSubmissions(unittest.TestCase):
 
     def test_sanitizer_findings_and_deduction(self):
         rc, out, err, results, folder = grade(
-            HOST / "good", "--lab", "91", "--sanitize",
-            "--sanitizer", str(TESTS / "fake_sanitizer.sh"))
+            HOST / "good",
+            "--lab",
+            "91",
+            "--sanitize",
+            "--sanitizer",
+            str(TESTS / "fake_sanitizer.sh"),
+        )
         check_gradescope(self, results)
         entry = tests_of(results, "91-hostsum compute-sanitizer")["91-hostsum compute-sanitizer"]
         self.assertEqual(entry["score"], -2)  # the rubric's deduction
@@ -347,8 +461,12 @@ class GradeFixtureSubmissions(unittest.TestCase):
     def test_class_folder_gradebook(self):
         klass = STATE["tmp"] / "class"
         shutil.rmtree(klass, ignore_errors=True)
-        for student, fixture in (("alice", "good"), ("bob", "compile_error"), ("carol", "flat"),
-                                 ("erin", "host_hang")):
+        for student, fixture in (
+            ("alice", "good"),
+            ("bob", "compile_error"),
+            ("carol", "flat"),
+            ("erin", "host_hang"),
+        ):
             shutil.copytree(HOST / fixture, klass / student)
         (klass / "dave").mkdir()  # submitted nothing
         (klass / "notes.txt").write_text("not a submission\n")
@@ -360,8 +478,10 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertEqual([r["student"] for r in rows], ["alice", "bob", "carol", "dave", "erin"])
         by = {r["student"]: r for r in rows}
         self.assertEqual(list(rows[0])[:4], ["student", "91-hostsum", "92-hostcount", "total"])
-        self.assertEqual((by["alice"]["91-hostsum"], by["alice"]["92-hostcount"],
-                          by["alice"]["total"]), ("10", "10", "20"))
+        self.assertEqual(
+            (by["alice"]["91-hostsum"], by["alice"]["92-hostcount"], by["alice"]["total"]),
+            ("10", "10", "20"),
+        )
         self.assertEqual((by["bob"]["91-hostsum"], by["bob"]["total"]), ("0", "10"))
         self.assertIn("91-hostsum: compile error", by["bob"]["notes"])
         self.assertEqual((by["carol"]["91-hostsum"], by["carol"]["92-hostcount"]), ("6", "0"))
@@ -390,11 +510,22 @@ class GradeFixtureSubmissions(unittest.TestCase):
         self.assertIn("run make", err)
 
     def test_help_documents_the_options(self):
-        proc = subprocess.run([sys.executable, str(GRADING / "grade"), "--help"],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, str(GRADING / "grade"), "--help"], capture_output=True, text=True
+        )
         self.assertEqual(proc.returncode, 0)
-        for word in ("--class", "--lab", "--jobs", "--sanitize", "--out", "--no-gpu-check",
-                     "results.json", "gradebook.csv", "exit codes", "CUDA_VISIBLE_DEVICES"):
+        for word in (
+            "--class",
+            "--lab",
+            "--jobs",
+            "--sanitize",
+            "--out",
+            "--no-gpu-check",
+            "results.json",
+            "gradebook.csv",
+            "exit codes",
+            "CUDA_VISIBLE_DEVICES",
+        ):
             self.assertIn(word, proc.stdout)
 
     def test_without_a_gpu_the_grader_exits_3_and_scores_nothing(self):
@@ -402,9 +533,18 @@ class GradeFixtureSubmissions(unittest.TestCase):
         if probe.returncode == 0:
             self.skipTest("this machine has a GPU")
         out = STATE["out"] / "no-gpu"
-        command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out),
-                   "--build", str(STATE["build"]), "--kit-root", str(FIXTURE_KIT),
-                   str(HOST / "good")]
+        command = [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--out",
+            str(out),
+            "--build",
+            str(STATE["build"]),
+            "--kit-root",
+            str(FIXTURE_KIT),
+            str(HOST / "good"),
+        ]
         env = dict(os.environ)
         env.pop("KIT_GRADER_NO_GPU_CHECK", None)
         proc = subprocess.run(command, capture_output=True, text=True, env=env)
@@ -423,8 +563,11 @@ class GradeFixtureSubmissions(unittest.TestCase):
         command[command.index(str(HOST / "good"))] = str(FIXTURE_KIT / "solutions")
         proc = subprocess.run([*command, "--lab", "94"], capture_output=True, text=True, env=env)
         self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
-        self.assertRegex(proc.stdout, r"4\.1_device .* 0/2 +some: NOT RUN: no GPU \(file "
-                                      r"compiled, includes and calls allowed, linked\)")
+        self.assertRegex(
+            proc.stdout,
+            r"4\.1_device .* 0/2 +some: NOT RUN: no GPU \(file "
+            r"compiled, includes and calls allowed, linked\)",
+        )
         self.assertRegex(proc.stdout, r"4\.2_host .* 2/2")
 
 
@@ -496,6 +639,7 @@ extern "C" size_t sandbox_count(const int *values, size_t n)
 
 def digest(path):
     import hashlib
+
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
@@ -564,8 +708,9 @@ class Batches(unittest.TestCase):
     def graded(self, name):
         folder = STATE["tmp"] / f"batch-{name}" / "91-hostsum"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "hostsum.cu").write_text('#include "hostsum.h"\n' + HOSTSUM_TOTAL
-                                           + BATCH_MAX[name])
+        (folder / "hostsum.cu").write_text(
+            '#include "hostsum.h"\n' + HOSTSUM_TOTAL + BATCH_MAX[name]
+        )
         rc, out, err, results, logs = grade(folder.parent, "--lab", "91")
         self.assertIsNotNone(results, out + err)
         return tests_of(results, "91-hostsum 1.2_max"), logs / "logs" / "91-hostsum"
@@ -573,8 +718,11 @@ class Batches(unittest.TestCase):
     def test_a_failure_after_a_pass_is_run_again_alone(self):
         tests, logs = self.graded("carries_state")
         self.assertEqual(tests["91-hostsum 1.2_max/positive"]["status"], "passed")
-        self.assertEqual(tests["91-hostsum 1.2_max/negative"]["status"], "passed",
-                         tests["91-hostsum 1.2_max/negative"]["output"])
+        self.assertEqual(
+            tests["91-hostsum 1.2_max/negative"]["status"],
+            "passed",
+            tests["91-hostsum 1.2_max/negative"]["output"],
+        )
         batch = (logs / "batch.1.2_max.1.log").read_text()
         self.assertIn("-t 1.2_max/positive -t 1.2_max/negative", batch)
         self.assertIn("should be", batch)  # it did fail there, with the state of the first
@@ -584,8 +732,11 @@ class Batches(unittest.TestCase):
     def test_each_test_of_a_batch_has_its_own_time_limit(self):
         tests, logs = self.graded("slow_calls")
         for name in ("positive", "negative"):
-            self.assertEqual(tests[f"91-hostsum 1.2_max/{name}"]["status"], "passed",
-                             tests[f"91-hostsum 1.2_max/{name}"]["output"])
+            self.assertEqual(
+                tests[f"91-hostsum 1.2_max/{name}"]["status"],
+                "passed",
+                tests[f"91-hostsum 1.2_max/{name}"]["output"],
+            )
         self.assertTrue((logs / "batch.1.2_max.1.log").exists())
 
     def test_a_hang_in_a_batch_costs_that_test_alone(self):
@@ -658,8 +809,10 @@ class BonusFile(unittest.TestCase):
         # A bonus file that does not compile, out of time included, is replaced by the kit's
         # copy and the lab compiled again: the bound (and a Slurm task's time) must hold both.
         _, results, _ = self.graded("bonus_good")
-        self.assertGreaterEqual(results["extra_data"]["time_bound_s"],
-                                2 * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S)
+        self.assertGreaterEqual(
+            results["extra_data"]["time_bound_s"],
+            2 * build.COMPILE_TIME_LIMIT_S + 2 * build.LINK_TIME_LIMIT_S,
+        )
 
     def test_a_refusal_of_the_preprocessed_text_names_the_student_file(self):
         # No bonus file: the kit's copy is compiled with the graded file, whose pasted incbin
@@ -683,14 +836,23 @@ class HostileSubmissions(unittest.TestCase):
     point it did not earn, reads nothing it must not see, and changes nobody else's grade."""
 
     def graded(self, name, lab="91-hostsum", *options):
-        rc, out, err, results, _ = grade(HOST / name, *options, out=STATE["out"] /
-                                         "-".join([name, *[o.strip("-") for o in options]]))
+        rc, out, err, results, _ = grade(
+            HOST / name,
+            *options,
+            out=STATE["out"] / "-".join([name, *[o.strip("-") for o in options]]),
+        )
         self.assertIsNotNone(results, out + err)
         return results["extra_data"]["labs"][lab], results
 
     def test_forged_verdicts_score_nothing(self):
-        for name in ("forge_kit_call", "forge_envp", "longjmp_runner", "fake_pass",
-                     "forbidden_getenv", "symver_getenv"):
+        for name in (
+            "forge_kit_call",
+            "forge_envp",
+            "longjmp_runner",
+            "fake_pass",
+            "forbidden_getenv",
+            "symver_getenv",
+        ):
             with self.subTest(name):
                 lab, results = self.graded(name)
                 self.assertEqual(lab["score"], 0, lab["message"])
@@ -708,8 +870,13 @@ class HostileSubmissions(unittest.TestCase):
         hostname = Path("/etc/hostname")
         if hostname.is_file() and hostname.read_text().strip():
             secrets.append(hostname.read_text().strip())
-        for name in ("include_solution", "include_passwd", "incbin", "computed_include",
-                     "symlink_file"):
+        for name in (
+            "include_solution",
+            "include_passwd",
+            "incbin",
+            "computed_include",
+            "symlink_file",
+        ):
             with self.subTest(name):
                 lab, results = self.graded(name)
                 self.assertEqual(lab["score"], 0, lab["message"])
@@ -735,13 +902,19 @@ class HostileSubmissions(unittest.TestCase):
         shutil.rmtree(klass, ignore_errors=True)
         (klass / "a_attacker").mkdir(parents=True)
         (klass / "b_good").mkdir()
-        kit_files = [fb / "lib" / "libkit.a", fb / "grading" / "verdict_93_sandbox",
-                     fb / "obj" / "grading" / "runtime" / "remote_executor.o"]
+        kit_files = [
+            fb / "lib" / "libkit.a",
+            fb / "grading" / "verdict_93_sandbox",
+            fb / "obj" / "grading" / "runtime" / "remote_executor.o",
+        ]
         source = ATTACKER
-        for key, path in (("LIBKIT", kit_files[0]), ("VERDICT", kit_files[1]),
-                          ("EXECUTOR_OBJ", kit_files[2]),
-                          ("SOLUTION", FIXTURE_KIT / "solutions/93-sandbox/sandbox.cu"),
-                          ("GRADEBOOK", out / "gradebook.csv")):
+        for key, path in (
+            ("LIBKIT", kit_files[0]),
+            ("VERDICT", kit_files[1]),
+            ("EXECUTOR_OBJ", kit_files[2]),
+            ("SOLUTION", FIXTURE_KIT / "solutions/93-sandbox/sandbox.cu"),
+            ("GRADEBOOK", out / "gradebook.csv"),
+        ):
             source = source.replace(f"@{key}@", str(path))
         (klass / "a_attacker" / "sandbox.cu").write_text(source)
         shutil.copy(FIXTURE_KIT / "solutions/93-sandbox/sandbox.cu", klass / "b_good")
@@ -751,8 +924,9 @@ class HostileSubmissions(unittest.TestCase):
         gradebook = (out / "gradebook.csv").read_text()
         by = {r["student"]: r for r in csv.DictReader(gradebook.splitlines())}
         self.assertEqual((by["a_attacker"]["total"], by["b_good"]["total"]), ("0", "10"))
-        log = "".join(p.read_text(errors="replace")
-                      for p in (out / "a_attacker" / "logs").rglob("*.log"))
+        log = "".join(
+            p.read_text(errors="replace") for p in (out / "a_attacker" / "logs").rglob("*.log")
+        )
         self.assertIn("attempt rename libkit.a: blocked", log)
         self.assertNotIn(": DONE", log)
         self.assertNotIn("LEAKED", log)
@@ -768,8 +942,13 @@ class HostileSubmissions(unittest.TestCase):
         shutil.rmtree(klass, ignore_errors=True)
         # A folder name holds no '/', so the command writes PWNED where it runs: the grader
         # runs from the temporary folder, and the sandbox's work folders are under it too.
-        names = ["x$(touch PWNED)", "x`touch PWNED`", "gradebook.csv", '=HYPERLINK("x","y")',
-                 "alice"]
+        names = [
+            "x$(touch PWNED)",
+            "x`touch PWNED`",
+            "gradebook.csv",
+            '=HYPERLINK("x","y")',
+            "alice",
+        ]
         for name in names:
             shutil.copytree(HOST / "good", klass / name)
         rc, stdout, err, _, _ = grade(klass, "--class", out=out, cwd=STATE["tmp"])
@@ -802,8 +981,18 @@ class GradeWithAFakeGpu(unittest.TestCase):
 
     def grade_with(self, build, submission, name):
         out = STATE["out"] / name
-        command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out), "--build",
-                   str(build), "--kit-root", str(FIXTURE_KIT), str(submission)]
+        command = [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--out",
+            str(out),
+            "--build",
+            str(build),
+            "--kit-root",
+            str(FIXTURE_KIT),
+            str(submission),
+        ]
         env = dict(os.environ)
         env.pop("KIT_GRADER_NO_GPU_CHECK", None)
         proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
@@ -813,12 +1002,14 @@ class GradeWithAFakeGpu(unittest.TestCase):
     def test_without_a_gpu_the_checks_that_need_none_still_run(self):
         # A student at home: each file is compiled and checked, the verdicts printed, the
         # host suites run, and the grader stops for the GPU (exit 3) with nothing graded.
-        build = self.build_with_probe("build-fake-none",
-                                      'echo "no usable GPU: none here (a fake probe)"; exit 3\n')
-        for submission, status in ((HOST / "good", "graded"),
-                                   (HOST / "forbidden_qsort", "forbidden")):
-            proc, results, out = self.grade_with(build, submission,
-                                                 f"fake-none-{submission.name}")
+        build = self.build_with_probe(
+            "build-fake-none", 'echo "no usable GPU: none here (a fake probe)"; exit 3\n'
+        )
+        for submission, status in (
+            (HOST / "good", "graded"),
+            (HOST / "forbidden_qsort", "forbidden"),
+        ):
+            proc, results, out = self.grade_with(build, submission, f"fake-none-{submission.name}")
             self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
             self.assertIn("NOT GRADED: grading needs an NVIDIA GPU", proc.stdout)
             self.assertIsNone(results, "not graded: no results.json, nothing like a grade")
@@ -837,8 +1028,9 @@ class GradeWithAFakeGpu(unittest.TestCase):
         self.assertIn("GPU: a fake GPU", proc.stdout)
 
     def test_compiled_for_the_probed_architecture_alone(self):
-        build = self.build_with_probe("build-fake-sm75",
-                                      'echo "GPU: a fake GPU (sm_75, 1 SMs, 1.0 GiB)"\n')
+        build = self.build_with_probe(
+            "build-fake-sm75", 'echo "GPU: a fake GPU (sm_75, 1 SMs, 1.0 GiB)"\n'
+        )
         proc, results, out = self.grade_with(build, HOST / "good", "fake-gpu-sm75")
         self.assertEqual(results["score"], 20, proc.stdout + proc.stderr)
         log = (out / "logs" / "91-hostsum" / "build.log").read_text()
@@ -849,10 +1041,14 @@ class GradeWithAFakeGpu(unittest.TestCase):
     def test_a_gpu_lost_during_grading_scores_nothing(self):
         counter = STATE["tmp"] / "probe-count"
         counter.write_text("0")
-        build = self.build_with_probe("build-lost-gpu", (
-            f'n=$(($(cat {counter}) + 1)); echo $n > {counter}\n'
-            'if [ $n -gt 2 ]; then echo "no usable GPU: it fell off the bus"; exit 3; fi\n'
-            'echo "GPU: a fake GPU"\n'))
+        build = self.build_with_probe(
+            "build-lost-gpu",
+            (
+                f"n=$(($(cat {counter}) + 1)); echo $n > {counter}\n"
+                'if [ $n -gt 2 ]; then echo "no usable GPU: it fell off the bus"; exit 3; fi\n'
+                'echo "GPU: a fake GPU"\n'
+            ),
+        )
         proc, results, out = self.grade_with(build, HOST / "host_hang", "lost-gpu")
         self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
         self.assertIn("fell off the bus", proc.stdout + proc.stderr)
@@ -870,25 +1066,32 @@ class MeasuredFromOutside(unittest.TestCase):
     FACTS = 'echo "facts: ready {free} 8589934592 9 0 132 Fake GPU"; echo "GPU: a fake GPU"\n'
 
     def _tests_of(self, results, lab="94-devcount"):
-        return {t["name"][len(lab) + 1:]: t for t in results["tests"]
-                if t["name"].startswith(lab + " ") and "/" in t["name"]}
+        return {
+            t["name"][len(lab) + 1 :]: t
+            for t in results["tests"]
+            if t["name"].startswith(lab + " ") and "/" in t["name"]
+        }
 
     def test_a_process_that_answers_for_a_gpu_passes_no_gpu_test_without_one(self):
         # The hijacker answers "1 device", keeps "device" buffers in host memory and counts
         # on the host; on this GPU-less machine its GPU suite must not pass a single test.
         code, _, _, results, _ = grade(HOST / "hijack_socket", "--lab", "94")
         tests = self._tests_of(results)
-        self.assertEqual(set(tests), {"4.1_device/some", "4.1_device/large_needs_memory",
-                                      "4.2_host/some", "4.2_host/none"})
+        self.assertEqual(
+            set(tests),
+            {"4.1_device/some", "4.1_device/large_needs_memory", "4.2_host/some", "4.2_host/none"},
+        )
         for name in ("4.1_device/some", "4.1_device/large_needs_memory"):
             self.assertEqual(tests[name]["status"], "failed", tests[name]["output"])
             self.assertEqual(tests[name]["score"], 0)
 
     def test_a_process_that_never_opens_the_gpu_fails_its_gpu_tests(self):
-        build = GradeWithAFakeGpu().build_with_probe("build-fake-facts",
-                                                     self.FACTS.format(free=8589934592))
-        proc, results, out = GradeWithAFakeGpu().grade_with(build, HOST / "hijack_socket",
-                                                            "fake-gpu-hijack")
+        build = GradeWithAFakeGpu().build_with_probe(
+            "build-fake-facts", self.FACTS.format(free=8589934592)
+        )
+        proc, results, out = GradeWithAFakeGpu().grade_with(
+            build, HOST / "hijack_socket", "fake-gpu-hijack"
+        )
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
         tests = self._tests_of(results)
         for name in ("4.1_device/some", "4.1_device/large_needs_memory"):
@@ -908,10 +1111,12 @@ class MeasuredFromOutside(unittest.TestCase):
     def test_a_test_that_does_not_run_is_not_passed(self):
         # The test skips itself when the GPU has too little free memory, as the grader's probe
         # measured it (here: none): skipped is never passed.
-        build = GradeWithAFakeGpu().build_with_probe("build-fake-no-memory",
-                                                     self.FACTS.format(free=0))
-        proc, results, _ = GradeWithAFakeGpu().grade_with(build, FIXTURE_KIT / "solutions",
-                                                          "fake-gpu-skip")
+        build = GradeWithAFakeGpu().build_with_probe(
+            "build-fake-no-memory", self.FACTS.format(free=0)
+        )
+        proc, results, _ = GradeWithAFakeGpu().grade_with(
+            build, FIXTURE_KIT / "solutions", "fake-gpu-skip"
+        )
         self.assertIsNotNone(results, proc.stdout + proc.stderr)
         test = self._tests_of(results)["4.1_device/large_needs_memory"]
         self.assertEqual((test["status"], test["score"]), ("failed", 0), test["output"])
@@ -925,21 +1130,27 @@ class MeasuredFromOutside(unittest.TestCase):
         self.assertIn("the sort must run on the GPU", test["output"])
         other = self._tests_of(results)["4.2_host/none"]
         self.assertEqual(other["status"], "failed", other["output"])
-        self.assertIn("not scored: in 4.2_host/some your code did the work on the host",
-                      other["output"])
-        code, _, _, results, _ = grade(FIXTURE_KIT / "solutions", "--lab", "94",
-                                       out=STATE["out"] / "solution-94")
+        self.assertIn(
+            "not scored: in 4.2_host/some your code did the work on the host", other["output"]
+        )
+        code, _, _, results, _ = grade(
+            FIXTURE_KIT / "solutions", "--lab", "94", out=STATE["out"] / "solution-94"
+        )
         for name in ("4.2_host/some", "4.2_host/none"):
             test = self._tests_of(results)[name]
             self.assertEqual(test["status"], "passed", test["output"])
-
 
     def test_a_sanitizer_summary_printed_by_the_student_decides_nothing(self):
         # The student's code prints a clean summary and kills its sanitizer: how the sanitizer
         # ended (read by the verdict process, which reaps it) says it did not finish.
         code, out, _, results, _ = grade(
-            HOST / "forged_sanitizer_summary", "--lab", "94", "--sanitize",
-            "--sanitizer", str(TESTS / "fake_sanitizer.sh"))
+            HOST / "forged_sanitizer_summary",
+            "--lab",
+            "94",
+            "--sanitize",
+            "--sanitizer",
+            str(TESTS / "fake_sanitizer.sh"),
+        )
         entry = next(t for t in results["tests"] if t["name"] == "94-devcount compute-sanitizer")
         self.assertEqual(entry["status"], "failed", entry["output"])
         self.assertIn("did not finish", entry["output"])
@@ -950,8 +1161,9 @@ class ProcessRunner(unittest.TestCase):
     def test_time_limit_kills_the_whole_group(self):
         pid_file = STATE["tmp"] / "background.pid"
         start = time.monotonic()
-        result = run.run_limited(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; sleep 60"],
-                                 time_limit=1)
+        result = run.run_limited(
+            ["sh", "-c", f"sleep 60 & echo $! > {pid_file}; sleep 60"], time_limit=1
+        )
         self.assertLess(time.monotonic() - start, 10)
         self.assertTrue(result.timed_out)
         pid = int(pid_file.read_text())
@@ -962,8 +1174,7 @@ class ProcessRunner(unittest.TestCase):
 
     def test_leftover_child_holding_the_output_is_killed(self):
         start = time.monotonic()
-        result = run.run_limited(["sh", "-c", "(sleep 60; echo late) & echo early"],
-                                 time_limit=30)
+        result = run.run_limited(["sh", "-c", "(sleep 60; echo late) & echo early"], time_limit=30)
         self.assertLess(time.monotonic() - start, 10)
         self.assertFalse(result.timed_out)
         self.assertEqual((result.exit_code, result.output), (0, "early\n"))
@@ -992,33 +1203,45 @@ class ProcessRunner(unittest.TestCase):
         self.assertEqual(self.classify(ok).status, run.PASSED)
         wrong_token = 'echo "0123456789abcdef 1 0 0" >&$KIT_RESULT_FD'
         self.assertEqual(self.classify(wrong_token).status, run.TAMPERED)
-        two_lines = ('echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
-                     'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD')
+        two_lines = (
+            'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
+            'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD'
+        )
         self.assertEqual(self.classify(two_lines).status, run.TAMPERED)
-        failed = ('echo "$KIT_RESULT_TOKEN note fail s/t tests/x.c:3: expected 1, got 2" '
-                  '>&$KIT_RESULT_FD; echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
+        failed = (
+            'echo "$KIT_RESULT_TOKEN note fail s/t tests/x.c:3: expected 1, got 2" '
+            '>&$KIT_RESULT_FD; echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1'
+        )
         outcome = self.classify(failed)
         self.assertEqual((outcome.status, outcome.message), (run.FAILED, "expected 1, got 2"))
         # A failure message printed on the output (which the student's code shares) is not
         # the message: only the runner's note on the channel is.
-        forged = ('printf "FAIL s/t (1 ms)\\n    tests/x.c:3: \\033[2K10 / 10\\n"; '
-                  'echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1')
+        forged = (
+            'printf "FAIL s/t (1 ms)\\n    tests/x.c:3: \\033[2K10 / 10\\n"; '
+            'echo "$KIT_RESULT_TOKEN 0 1 0" >&$KIT_RESULT_FD; exit 1'
+        )
         outcome = self.classify(forged)
         self.assertEqual(outcome.status, run.FAILED)
         self.assertNotIn("10 / 10", outcome.message)
-        late_note = ('echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
-                     'echo "$KIT_RESULT_TOKEN note cpu 1.0" >&$KIT_RESULT_FD')
+        late_note = (
+            'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; '
+            'echo "$KIT_RESULT_TOKEN note cpu 1.0" >&$KIT_RESULT_FD'
+        )
         self.assertEqual(self.classify(late_note).status, run.TAMPERED)
-        measured = ('echo "$KIT_RESULT_TOKEN note cpu 12.5" >&$KIT_RESULT_FD; '
-                    'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD')
+        measured = (
+            'echo "$KIT_RESULT_TOKEN note cpu 12.5" >&$KIT_RESULT_FD; '
+            'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD'
+        )
         outcome = self.classify(measured)
         self.assertEqual((outcome.status, outcome.details["cpu_ms"]), (run.PASSED, 12.5))
         nonzero = 'echo "$KIT_RESULT_TOKEN 1 0 0" >&$KIT_RESULT_FD; exit 4'
         self.assertEqual(self.classify(nonzero).status, run.FAILED)
         printed_only = 'echo "PASS s/t"; echo "1 passed, 0 failed, 0 skipped"'
         self.assertEqual(self.classify(printed_only).status, run.NO_RESULT)
-        skipped = ('echo "$KIT_RESULT_TOKEN note skip s/t no GPU here" >&$KIT_RESULT_FD; '
-                   'echo "$KIT_RESULT_TOKEN 0 0 1" >&$KIT_RESULT_FD')
+        skipped = (
+            'echo "$KIT_RESULT_TOKEN note skip s/t no GPU here" >&$KIT_RESULT_FD; '
+            'echo "$KIT_RESULT_TOKEN 0 0 1" >&$KIT_RESULT_FD'
+        )
         outcome = self.classify(skipped)
         self.assertEqual((outcome.status, outcome.message), (run.SKIPPED, "no GPU here"))
         self.assertEqual(self.classify("kill -SEGV $$").status, run.CRASHED)
@@ -1029,8 +1252,10 @@ class ProcessRunner(unittest.TestCase):
         outcome, result = run.run_test(binary, test, time_limit=30)
         self.assertEqual(outcome.status, run.PASSED, result.output)
         listed = run.list_tests(binary)
-        self.assertEqual([t.id for t in listed], ["1.1_total/small", "1.1_total/large",
-                                                  "1.2_max/positive", "1.2_max/negative"])
+        self.assertEqual(
+            [t.id for t in listed],
+            ["1.1_total/small", "1.1_total/large", "1.2_max/positive", "1.2_max/negative"],
+        )
         self.assertTrue(listed[0].sanitize and not listed[1].sanitize)
 
 
@@ -1051,21 +1276,36 @@ class EvidenceRule(unittest.TestCase):
         submission = STATE["tmp"] / "evidence-submission"
         (submission / "95-hostbonus").mkdir(parents=True, exist_ok=True)
         (submission / "95-hostbonus" / "hostbonus.cu").write_text(
-            (FIXTURE_KIT / "solutions" / "95-hostbonus" / "hostbonus.cu").read_text().replace(
-                "total += values[i];", "total += values[i] > 0 ? values[i] : 0;"))
+            (FIXTURE_KIT / "solutions" / "95-hostbonus" / "hostbonus.cu")
+            .read_text()
+            .replace("total += values[i];", "total += values[i] > 0 ? values[i] : 0;")
+        )
         results = {}
         for name, kit_root in (("judged", kit), ("as shipped", FIXTURE_KIT)):
             out = STATE["out"] / f"evidence-{name.replace(' ', '-')}"
-            command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out),
-                       "--build", str(STATE["build"]), "--kit-root", str(kit_root),
-                       "--no-gpu-check", "--lab", "95", str(submission)]
+            command = [
+                sys.executable,
+                str(GRADING / "grade"),
+                "-q",
+                "--out",
+                str(out),
+                "--build",
+                str(STATE["build"]),
+                "--kit-root",
+                str(kit_root),
+                "--no-gpu-check",
+                "--lab",
+                "95",
+                str(submission),
+            ]
             proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
             results[name] = tests_of(json.loads((out / "results.json").read_text()), "95")
             self.assertIn(proc.returncode, (0, 1), proc.stdout + proc.stderr)
         small = results["judged"]["95-hostbonus 5.1_sum/small"]
         self.assertEqual((small["status"], small["score"]), ("failed", 0), small["output"])
-        self.assertIn("not counted: this TODO's large tests (negative) did not pass",
-                      small["output"])
+        self.assertIn(
+            "not counted: this TODO's large tests (negative) did not pass", small["output"]
+        )
         # Without the judged test, the same file keeps its small test's points.
         shipped = results["as shipped"]["95-hostbonus 5.1_sum/small"]
         self.assertEqual(shipped["status"], "passed", shipped["output"])
@@ -1086,13 +1326,15 @@ class RubricFiles(unittest.TestCase):
             self.assertTrue(loaded.suites, path)
 
     def test_mistakes_are_named(self):
-        cases = [({"suites": {"1.1": {"pionts": 3}}}, "unknown key 'pionts'"),
-                 ({"suites": {"1.1": {"points": -1}}}, "suites.1.1.points"),
-                 ({"suites": {"1.1": {"visibility": "secret"}}}, "visibility"),
-                 ({"speed": {"points": 5}}, "needs 'args'"),
-                 ({"speed": {"args": [], "full_ratio": 2, "zero_ratio": 1.5}}, "zero_ratio"),
-                 ({"sanitizer": {"tools": ["leakcheck"]}}, "unknown tool"),
-                 ("{not json", "cannot read it")]
+        cases = [
+            ({"suites": {"1.1": {"pionts": 3}}}, "unknown key 'pionts'"),
+            ({"suites": {"1.1": {"points": -1}}}, "suites.1.1.points"),
+            ({"suites": {"1.1": {"visibility": "secret"}}}, "visibility"),
+            ({"speed": {"points": 5}}, "needs 'args'"),
+            ({"speed": {"args": [], "full_ratio": 2, "zero_ratio": 1.5}}, "zero_ratio"),
+            ({"sanitizer": {"tools": ["leakcheck"]}}, "unknown tool"),
+            ("{not json", "cannot read it"),
+        ]
         for data, words in cases:
             with self.assertRaises(GraderError) as caught:
                 rubric.load_rubric(self.write(data), "91-hostsum", "hostsum")
@@ -1102,10 +1344,16 @@ class RubricFiles(unittest.TestCase):
         # An honest loop that waits after each of n launches uses many times the reference's
         # CPU time: the budget must be confined to tests where that cannot happen, and a
         # pattern that names no test must not switch it off unseen.
-        loaded = rubric.load_rubric(self.write({
-            "suites": {"1.1": {"points": 3}},
-            "cpu": {"tests": ["1.1/large_*", "1.3_block/*"], "speed": False}}),
-            "91-hostsum", "hostsum")
+        loaded = rubric.load_rubric(
+            self.write(
+                {
+                    "suites": {"1.1": {"points": 3}},
+                    "cpu": {"tests": ["1.1/large_*", "1.3_block/*"], "speed": False},
+                }
+            ),
+            "91-hostsum",
+            "hostsum",
+        )
         self.assertTrue(loaded.cpu.applies("1.1/large_2_24"))
         self.assertTrue(loaded.cpu.applies("1.3_block/batches"))
         self.assertFalse(loaded.cpu.applies("1.1/small_sizes"))
@@ -1124,19 +1372,28 @@ class RubricFiles(unittest.TestCase):
         # (its name says "large"), which the student's code sees anyway from n; two tests of
         # one size, one judged and one not, must run alike (evidence.py).
         from kitgrader.grader import GradingContext, SubmissionGrader
-        loaded = rubric.load_rubric(self.write({
-            "suites": {"1.1": {"points": 3}},
-            "cpu": {"tests": ["1.1/large_2_24", "1.1/small_judged"]}}), "91-hostsum", "hostsum")
+
+        loaded = rubric.load_rubric(
+            self.write(
+                {
+                    "suites": {"1.1": {"points": 3}},
+                    "cpu": {"tests": ["1.1/large_2_24", "1.1/small_judged"]},
+                }
+            ),
+            "91-hostsum",
+            "hostsum",
+        )
         lab = type("Lab", (), {"rubric": loaded})()
-        test = lambda test_id: type("Test", (), {"id": test_id,
-                                                 "name": test_id.split("/")[1]})()
+        test = lambda test_id: type("Test", (), {"id": test_id, "name": test_id.split("/")[1]})()
         grader = type("Grader", (), {"env": {"PATH": "/bin"}})()
         context = type("Context", (), {"options": type("Options", (), {"batch_tests": True})()})()
         ways = {}
         for name in ("large_2_24", "large_2_22", "small_judged", "small_sizes", "medium_sizes"):
             env = SubmissionGrader._test_env(grader, lab, test(f"1.1/{name}"))
-            ways[name] = (env.get("KIT_DATA_PLANE"),
-                          GradingContext.batch_group(context, lab, test(f"1.1/{name}")))
+            ways[name] = (
+                env.get("KIT_DATA_PLANE"),
+                GradingContext.batch_group(context, lab, test(f"1.1/{name}")),
+            )
             self.assertEqual(env["PATH"], "/bin")
         # The large tests share a batch of their own; the verdict holds their buffers.
         self.assertEqual(ways["large_2_24"], (None, "large"))
@@ -1152,14 +1409,28 @@ class RubricFiles(unittest.TestCase):
         from kitgrader import evidence
         from kitgrader.results import SuiteResult
         from kitgrader.run import FAILED, PASSED, TestInfo, TestRun
-        loaded = rubric.load_rubric(self.write({
-            "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}, "1.3": {"points": 10}},
-            "cpu": {"tests": ["*/large_*"]}}), "91-hostsum", "hostsum")
+
+        loaded = rubric.load_rubric(
+            self.write(
+                {
+                    "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}, "1.3": {"points": 10}},
+                    "cpu": {"tests": ["*/large_*"]},
+                }
+            ),
+            "91-hostsum",
+            "hostsum",
+        )
 
         def suite(name, statuses):
-            return SuiteResult(name=name, rule=loaded.rule(name), runs=[
-                TestRun(test=TestInfo(suite=name, name=test), status=status)
-                for test, status in statuses.items()])
+            return SuiteResult(
+                name=name,
+                rule=loaded.rule(name),
+                runs=[
+                    TestRun(test=TestInfo(suite=name, name=test), status=status)
+                    for test, status in statuses.items()
+                ],
+            )
+
         result = type("Result", (), {})()
         result.suites = {
             # a host sort up to some size: its large test failed, its small ones passed
@@ -1176,28 +1447,57 @@ class RubricFiles(unittest.TestCase):
 
     def test_the_timed_run_is_the_evidence_of_a_todo_without_judged_tests(self):
         from kitgrader import evidence
-        loaded = rubric.load_rubric(self.write({
-            "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}},
-            "cpu": {"tests": ["1.1/one_*"]},
-            "speed": {"points": 10, "args": ["-n", "2^14"], "requires": ["1.1", "1.2"],
-                      "floor_ratio": 0.25}}), "91-hostsum", "hostsum")
-        suites = {"1.1": type("S", (), {"runs": [type("R", (), {"test": type(
-            "T", (), {"id": "1.1/one_phase"})()})()]})(),
-                  "1.2": type("S", (), {"runs": [type("R", (), {"test": type(
-                      "T", (), {"id": "1.2/sizes"})()})()]})()}
+
+        loaded = rubric.load_rubric(
+            self.write(
+                {
+                    "suites": {"1.1": {"points": 10}, "1.2": {"points": 10}},
+                    "cpu": {"tests": ["1.1/one_*"]},
+                    "speed": {
+                        "points": 10,
+                        "args": ["-n", "2^14"],
+                        "requires": ["1.1", "1.2"],
+                        "floor_ratio": 0.25,
+                    },
+                }
+            ),
+            "91-hostsum",
+            "hostsum",
+        )
+        suites = {
+            "1.1": type(
+                "S",
+                (),
+                {"runs": [type("R", (), {"test": type("T", (), {"id": "1.1/one_phase"})()})()]},
+            )(),
+            "1.2": type(
+                "S", (), {"runs": [type("R", (), {"test": type("T", (), {"id": "1.2/sizes"})()})()]}
+            )(),
+        }
         self.assertEqual(evidence.timed_suites(loaded, suites), ["1.2"])
         self.assertTrue(evidence.below_floor(loaded.speed, 0.05))
         self.assertFalse(evidence.below_floor(loaded.speed, 0.6))
         self.assertFalse(evidence.below_floor(loaded.speed, None))
-        without = rubric.load_rubric(self.write({
-            "suites": {"1.2": {"points": 10}},
-            "speed": {"points": 10, "args": ["-n", "2^14"]}}), "91-hostsum", "hostsum")
+        without = rubric.load_rubric(
+            self.write(
+                {"suites": {"1.2": {"points": 10}}, "speed": {"points": 10, "args": ["-n", "2^14"]}}
+            ),
+            "91-hostsum",
+            "hostsum",
+        )
         self.assertEqual(evidence.timed_suites(without, suites), [])
         for bad in (0, 1.5, "low"):
             with self.assertRaises(GraderError) as caught:
-                rubric.load_rubric(self.write({"suites": {"1.2": {"points": 1}}, "speed": {
-                    "points": 1, "args": ["-n", "8"], "floor_ratio": bad}}),
-                    "91-hostsum", "hostsum")
+                rubric.load_rubric(
+                    self.write(
+                        {
+                            "suites": {"1.2": {"points": 1}},
+                            "speed": {"points": 1, "args": ["-n", "8"], "floor_ratio": bad},
+                        }
+                    ),
+                    "91-hostsum",
+                    "hostsum",
+                )
             self.assertIn("floor_ratio", str(caught.exception))
 
     def test_default_rubric(self):
@@ -1205,8 +1505,9 @@ class RubricFiles(unittest.TestCase):
         self.assertTrue(default.is_default)
         self.assertEqual(default.student_file, "new.cu")
         self.assertEqual(default.rule("7.1_x").points, rubric.DEFAULT_SUITE_POINTS)
-        named = rubric.load_rubric(self.write({"suites": {"1.1": {"points": 3}}}), "91-hostsum",
-                                   "hostsum")
+        named = rubric.load_rubric(
+            self.write({"suites": {"1.1": {"points": 3}}}), "91-hostsum", "hostsum"
+        )
         self.assertEqual(named.rule("1.9_unlisted").points, 0)
 
 
@@ -1216,8 +1517,10 @@ class SpeedPoints(unittest.TestCase):
 
     def fake_driver(self, name, body):
         path = STATE["tmp"] / name
-        path.write_text("#!/bin/sh\nnote() { echo \"$KIT_RESULT_TOKEN note $*\" >&$KIT_RESULT_FD; }\n"
-                        "result() { echo \"$KIT_RESULT_TOKEN $*\" >&$KIT_RESULT_FD; }\n" + body)
+        path.write_text(
+            '#!/bin/sh\nnote() { echo "$KIT_RESULT_TOKEN note $*" >&$KIT_RESULT_FD; }\n'
+            'result() { echo "$KIT_RESULT_TOKEN $*" >&$KIT_RESULT_FD; }\n' + body
+        )
         path.chmod(0o755)
         return path
 
@@ -1226,8 +1529,11 @@ class SpeedPoints(unittest.TestCase):
         order = [("reference", 1), ("student", 1), ("student", 2), ("reference", 2)]
         times = {"reference": reference, "student": student}
         used = {"reference": cpu[0], "student": cpu[1]}
-        return "".join(f"note round {who} {k} {times[who][k - 1]} {times[who][k - 1]} "
-                       f"{used[who]} 0.5 {times[who][k - 1]}\n" for who, k in order)
+        return "".join(
+            f"note round {who} {k} {times[who][k - 1]} {times[who][k - 1]} "
+            f"{used[who]} 0.5 {times[who][k - 1]}\n"
+            for who, k in order
+        )
 
     def measure(self, driver):
         return speed.measure(driver, ["-n", "2^10"], ["student"], ["reference"], None, 10)
@@ -1244,8 +1550,9 @@ class SpeedPoints(unittest.TestCase):
 
     def test_timing_through_the_channel(self):
         # The mean of each side's rounds (the best round counted before: 2.0 / 1.0).
-        both = self.fake_driver("both", self.rounds(("1.5", "1.000"), ("2.000", "3.5"))
-                                + "result ok\n")
+        both = self.fake_driver(
+            "both", self.rounds(("1.5", "1.000"), ("2.000", "3.5")) + "result ok\n"
+        )
         measured = self.measure(both)
         self.assertTrue(measured.measured, measured.log)
         self.assertAlmostEqual(measured.ratio, 2.2)
@@ -1254,35 +1561,53 @@ class SpeedPoints(unittest.TestCase):
         measured = self.measure(printed)
         self.assertFalse(measured.measured)
         self.assertIn("could not be timed", measured.message)
-        wrong = self.fake_driver("wrong", "note run reference 1\nnote run student 1\n"
-                                 "result failed student wrong keys[3] is 7\nexit 1\n")
-        self.assertEqual(self.measure(wrong).message,
-                         "your sort could not be timed: wrong: keys[3] is 7")
-        late = self.fake_driver("late", self.rounds(("1", "1"), ("1", "1"))
-                                + "result failed reference crashed 11\nexit 4\n")
-        self.assertIn("the reference solution could not be timed: crashed: SIGSEGV",
-                      self.measure(late).message)
+        wrong = self.fake_driver(
+            "wrong",
+            "note run reference 1\nnote run student 1\n"
+            "result failed student wrong keys[3] is 7\nexit 1\n",
+        )
+        self.assertEqual(
+            self.measure(wrong).message, "your sort could not be timed: wrong: keys[3] is 7"
+        )
+        late = self.fake_driver(
+            "late",
+            self.rounds(("1", "1"), ("1", "1")) + "result failed reference crashed 11\nexit 4\n",
+        )
+        self.assertIn(
+            "the reference solution could not be timed: crashed: SIGSEGV",
+            self.measure(late).message,
+        )
 
     def test_a_run_that_ends_without_its_result_is_put_on_the_side_it_was_running(self):
-        killed = self.fake_driver("killed", "note run reference 1\n" + self.rounds(
-            ("1", "1"), ("1", "1")).splitlines()[0] + "\nnote run student 1\nkill -9 $$\n")
+        killed = self.fake_driver(
+            "killed",
+            "note run reference 1\n"
+            + self.rounds(("1", "1"), ("1", "1")).splitlines()[0]
+            + "\nnote run student 1\nkill -9 $$\n",
+        )
         measured = self.measure(killed)
-        self.assertEqual(measured.message, "your sort could not be timed: crashed: SIGKILL "
-                         "(killed from outside: out of memory?)")
+        self.assertEqual(
+            measured.message,
+            "your sort could not be timed: crashed: SIGKILL "
+            "(killed from outside: out of memory?)",
+        )
         early = self.fake_driver("early", "kill -9 $$\n")
         self.assertIn("the reference solution could not be timed", self.measure(early).message)
 
     def test_a_fast_sort_on_the_host_gets_no_speed_points(self):
         # Fast on the clock (no kernels to wait for), but its process used the CPU time of a
         # sort, as the timed driver measured it from outside.
-        host = self.fake_driver("host", self.rounds(("1.0", "1.0"), ("0.1", "0.1"),
-                                                    cpu=("40.0", "900.0")) + "result ok\n")
+        host = self.fake_driver(
+            "host",
+            self.rounds(("1.0", "1.0"), ("0.1", "0.1"), cpu=("40.0", "900.0")) + "result ok\n",
+        )
         measured = self.measure(host)
         self.assertFalse(measured.measured, measured.log)
         self.assertIn("the sort must run on the GPU", measured.message)
-        unmeasured = self.fake_driver("unmeasured", self.rounds(("1.0", "1.0"), ("0.1", "0.1"),
-                                                                cpu=("40.0", "-1"))
-                                      + "result ok\n")
+        unmeasured = self.fake_driver(
+            "unmeasured",
+            self.rounds(("1.0", "1.0"), ("0.1", "0.1"), cpu=("40.0", "-1")) + "result ok\n",
+        )
         measured = self.measure(unmeasured)
         self.assertFalse(measured.measured, measured.log)
         self.assertIn("could not measure", measured.message)
@@ -1304,8 +1629,18 @@ def fake_gpu_wrapper():
         bwrap, device = shutil.which("bwrap"), STATE["tmp"] / "fake-nvidia0"
         device.touch()
         if bwrap:
-            words = [bwrap, "--bind", "/", "/", "--dev", "/dev", "--bind", str(device),
-                     "/dev/nvidia0", "--die-with-parent"]
+            words = [
+                bwrap,
+                "--bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--bind",
+                str(device),
+                "/dev/nvidia0",
+                "--die-with-parent",
+            ]
             probe = subprocess.run([*words, "test", "-f", "/dev/nvidia0"], capture_output=True)
             if probe.returncode == 0:
                 STATE["fake_gpu"] = words
@@ -1317,15 +1652,18 @@ class TimedDriverRuns(unittest.TestCase):
     a stand-in (fake_executor.py) that keeps its "device memory" on the host: the order of the
     rounds, one executor per side, the same inputs, and what a side that fails costs."""
 
-    ENV = {"KIT_GPU_FACTS": "ready 1000000000 2000000000 9 0 132 Fake GPU",
-           "KIT_DATA_PLANE": "executor"}
+    ENV = {
+        "KIT_GPU_FACTS": "ready 1000000000 2000000000 9 0 132 Fake GPU",
+        "KIT_DATA_PLANE": "executor",
+    }
 
     def setUp(self):
         if not (BUILD / "grading" / "timed_01_oddeven").exists():
             self.skipTest("Lab 01's timed driver is not built")
 
-    def run_speed(self, name, reference=(), student=(), limit=20, gpu=False, rounds=None,
-                  n="2^10", pin=True):
+    def run_speed(
+        self, name, reference=(), student=(), limit=20, gpu=False, rounds=None, n="2^10", pin=True
+    ):
         wrapper = fake_gpu_wrapper() if gpu else []
         if wrapper is None:
             self.skipTest("bubblewrap cannot bind a stand-in for /dev/nvidia0 here")
@@ -1333,37 +1671,52 @@ class TimedDriverRuns(unittest.TestCase):
         log.unlink(missing_ok=True)
 
         def executor(who, behaviour):
-            return [*wrapper, sys.executable, str(TESTS / "fake_executor.py"), str(log), who,
-                    *behaviour]
+            return [
+                *wrapper,
+                sys.executable,
+                str(TESTS / "fake_executor.py"),
+                str(log),
+                who,
+                *behaviour,
+            ]
+
         started = time.monotonic()
-        measured = speed.measure(BUILD / "grading" / "timed_01_oddeven",
-                                 ["--algo", "global", "-n", n, "--reps", "3"],
-                                 executor("student", student), executor("reference", reference),
-                                 dict(os.environ, **self.ENV), limit, pin=pin,
-                                 **({"rounds": rounds} if rounds else {}))
+        measured = speed.measure(
+            BUILD / "grading" / "timed_01_oddeven",
+            ["--algo", "global", "-n", n, "--reps", "3"],
+            executor("student", student),
+            executor("reference", reference),
+            dict(os.environ, **self.ENV),
+            limit,
+            pin=pin,
+            **({"rounds": rounds} if rounds else {}),
+        )
         events = [line.split() for line in log.read_text().splitlines()] if log.exists() else []
         return measured, events, time.monotonic() - started
 
     def test_one_run_times_both_sides_on_the_same_inputs(self):
-        measured, events, _ = self.run_speed("both", student=["slow=0.02", "linger=0.5"],
-                                             gpu=True, rounds=4)
+        measured, events, _ = self.run_speed(
+            "both", student=["slow=0.02", "linger=0.5"], gpu=True, rounds=4
+        )
         self.assertTrue(measured.measured, measured.log)
         self.assertGreater(measured.ratio, 5, measured.log)  # 20 ms against far less
         rounds = [line for line in measured.log.splitlines() if line.startswith("round ")]
-        self.assertEqual([r.split(":")[0] for r in rounds],
-                         [f"round {k} {who}" for k in range(1, 5)
-                          for who in ("reference", "student")], measured.log)
+        self.assertEqual(
+            [r.split(":")[0] for r in rounds],
+            [f"round {k} {who}" for k in range(1, 5) for who in ("reference", "student")],
+            measured.log,
+        )
         # Each executor starts once, and both have started and run their warm-up before
         # anything is timed: no start-up of one side runs while the other is timed.
-        self.assertEqual(sorted(e[0] for e in events if e[1] == "hello"),
-                         ["reference", "student"])
+        self.assertEqual(sorted(e[0] for e in events if e[1] == "hello"), ["reference", "student"])
         sorts = [e for e in events if e[1] == "sort"]
         self.assertEqual([e[0] for e in sorts[:2]], ["reference", "student"])
         self.assertEqual([e[3] for e in sorts[:2]], [sorts[0][3]] * 2)
         # Then the runs alternate, reference, student, student, reference, ...: both sides
         # sample the same spells of the machine.
-        self.assertEqual([e[0] for e in sorts[2:]],
-                         ["reference", "student", "student", "reference"] * 6)
+        self.assertEqual(
+            [e[0] for e in sorts[2:]], ["reference", "student", "student", "reference"] * 6
+        )
         # Three fresh inputs in each round, the same in round k of both sides: nothing a
         # side keeps from one round serves the next.
         inputs = {who: [e[3] for e in sorts if e[0] == who] for who in ("reference", "student")}
@@ -1381,8 +1734,11 @@ class TimedDriverRuns(unittest.TestCase):
         # seed 5): only an executor kept across rounds gets there.
         measured, events, _ = self.run_speed("wrong-late", student=["wrong_from=5"])
         self.assertFalse(measured.measured)
-        self.assertIn("your sort could not be timed: wrong: --algo global -n 1024 --dist "
-                      "uniform --seed 5: ", measured.message)
+        self.assertIn(
+            "your sort could not be timed: wrong: --algo global -n 1024 --dist "
+            "uniform --seed 5: ",
+            measured.message,
+        )
         self.assertEqual(len([e for e in events if e[:2] == ["reference", "sort"]]), 4)
 
     def test_every_timed_result_is_checked(self):
@@ -1393,18 +1749,25 @@ class TimedDriverRuns(unittest.TestCase):
         # Not pinned, the check is shared between this machine's CPUs (at least two), and the
         # middle inversion falls between two shares.
         for how, pin in (("middle", True), ("lost", True), ("middle", False)):
-            measured, _, _ = self.run_speed(f"large-{how}", gpu=True, rounds=1, n="2^20",
-                                            student=["wrong_from=2", f"wrong_how={how}"],
-                                            pin=pin)
+            measured, _, _ = self.run_speed(
+                f"large-{how}",
+                gpu=True,
+                rounds=1,
+                n="2^20",
+                student=["wrong_from=2", f"wrong_how={how}"],
+                pin=pin,
+            )
             self.assertFalse(measured.measured, how)
-            self.assertIn("your sort could not be timed: wrong: --algo global -n 1048576",
-                          measured.message)
+            self.assertIn(
+                "your sort could not be timed: wrong: --algo global -n 1048576", measured.message
+            )
 
     def test_a_student_that_crashes(self):
         measured, _, _ = self.run_speed("crash", student=["crash_from=2"])
         self.assertFalse(measured.measured)
-        self.assertIn("your sort could not be timed: error: the global sort failed",
-                      measured.message)
+        self.assertIn(
+            "your sort could not be timed: error: the global sort failed", measured.message
+        )
 
     def test_a_student_that_hangs_costs_one_round_limit(self):
         measured, events, elapsed = self.run_speed("hang", student=["hang_from=3"], limit=2)
@@ -1425,8 +1788,11 @@ class TimedDriverRuns(unittest.TestCase):
     def test_a_student_that_never_opened_the_gpu(self):
         measured, _, _ = self.run_speed("no-gpu")
         self.assertFalse(measured.measured)
-        self.assertIn("your sort could not be timed: wrong: the process running your code never "
-                      "opened the GPU", measured.message)
+        self.assertIn(
+            "your sort could not be timed: wrong: the process running your code never "
+            "opened the GPU",
+            measured.message,
+        )
 
     def test_a_student_that_burns_cpu_time_gets_no_points(self):
         measured, _, _ = self.run_speed("busy", student=["busy=0.15"], gpu=True)
@@ -1437,12 +1803,13 @@ class TimedDriverRuns(unittest.TestCase):
         measured, events, _ = self.run_speed("reference-wrong", reference=["wrong_from=1"])
         self.assertFalse(measured.measured)
         self.assertIn("the reference solution could not be timed: wrong: ", measured.message)
-        self.assertFalse([e for e in events if e[:2] == ["student", "sort"]],
-                         "the student's code never ran")
+        self.assertFalse(
+            [e for e in events if e[:2] == ["student", "sort"]], "the student's code never ran"
+        )
         # ... in its last run too, after the student's last (the warm-up and 4 rounds of 3)
-        measured, events, _ = self.run_speed("reference-late",
-                                             reference=["crash_from=13", "across=1"], gpu=True,
-                                             rounds=4)
+        measured, events, _ = self.run_speed(
+            "reference-late", reference=["crash_from=13", "across=1"], gpu=True, rounds=4
+        )
         self.assertFalse(measured.measured)
         self.assertIn("the reference solution could not be timed: error: ", measured.message)
         self.assertEqual(len([e for e in events if e[:2] == ["student", "sort"]]), 13)
@@ -1450,12 +1817,14 @@ class TimedDriverRuns(unittest.TestCase):
 
 class SanitizerReports(unittest.TestCase):
     def test_racecheck_report(self):
-        report = ("========= COMPUTE-SANITIZER\n"
-                  "========= Error: Race reported between Write access at k(unsigned int *)+0x2d0"
-                  " in /a/b/oddeven.cu:62\n"
-                  "=========     and Read access at k(unsigned int *)+0x1e0 in /a/b/oddeven.cu:58"
-                  " [1024 hazards]\n=========\n"
-                  "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n")
+        report = (
+            "========= COMPUTE-SANITIZER\n"
+            "========= Error: Race reported between Write access at k(unsigned int *)+0x2d0"
+            " in /a/b/oddeven.cu:62\n"
+            "=========     and Read access at k(unsigned int *)+0x1e0 in /a/b/oddeven.cu:58"
+            " [1024 hazards]\n=========\n"
+            "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n"
+        )
         count, findings = sanitize.parse_report(report)
         self.assertEqual(count, 1)
         self.assertIn("oddeven.cu:62", findings[0])
@@ -1463,8 +1832,12 @@ class SanitizerReports(unittest.TestCase):
         self.assertNotIn("/a/b", findings[0])
 
     def test_clean_report(self):
-        self.assertEqual(sanitize.parse_report("========= COMPUTE-SANITIZER\n"
-                                               "========= ERROR SUMMARY: 0 errors\n"), (0, []))
+        self.assertEqual(
+            sanitize.parse_report(
+                "========= COMPUTE-SANITIZER\n" "========= ERROR SUMMARY: 0 errors\n"
+            ),
+            (0, []),
+        )
 
 
 class GpuFixtures(unittest.TestCase):
@@ -1482,8 +1855,10 @@ class GpuFixtures(unittest.TestCase):
             if "grade" in expect:
                 self.assertTrue((ROOT / expect["grade"] / "01-oddeven").is_dir(), folder.name)
             else:
-                self.assertTrue((folder / "oddeven.cu").is_file()
-                                or (folder / "change.cu").is_file(), folder.name)
+                self.assertTrue(
+                    (folder / "oddeven.cu").is_file() or (folder / "change.cu").is_file(),
+                    folder.name,
+                )
 
 
 class HostFixtures(unittest.TestCase):
@@ -1504,8 +1879,9 @@ class HostFixtures(unittest.TestCase):
         for change in changes:
             with self.subTest(str(change.relative_to(self.SOURCE))):
                 where = change.relative_to(self.SOURCE)
-                written = HOST / where.parent / (change.name[:-len(fixture_patch.HOST_CHANGE)]
-                                                 + ".cu")
+                written = (
+                    HOST / where.parent / (change.name[: -len(fixture_patch.HOST_CHANGE)] + ".cu")
+                )
                 text = written.read_text()
                 header = change.read_text().split("*/")[0]
                 self.assertTrue(text.startswith(header))  # its own comment, not the base's
@@ -1528,8 +1904,9 @@ class HostFixtures(unittest.TestCase):
         shutil.copytree(FIXTURE_KIT / "solutions", bases)
         solution = bases / "91-hostsum" / "hostsum.cu"
         solution.write_text(solution.read_text().replace("    return best;\n", "    return 0;\n"))
-        with self.assertRaisesRegex(fixture_patch.FixtureError,
-                                    r"fixture flat: .*flat/hostsum\.change\.cu.*found 0 times"):
+        with self.assertRaisesRegex(
+            fixture_patch.FixtureError, r"fixture flat: .*flat/hostsum\.change\.cu.*found 0 times"
+        ):
             fixture_patch.write_host(self.SOURCE / "flat", self.tmp / "flat", bases)
         # A fixture built on flat (BASE flat) fails the same way.
         with self.assertRaisesRegex(fixture_patch.FixtureError, "fixture own_files: .*flat"):
@@ -1540,7 +1917,8 @@ class HostFixtures(unittest.TestCase):
         fixture.mkdir()
         (fixture / "hostsum.change.cu").write_text(
             "/* made up */\n/* REPLACE */\n    return best;\n/* WITH */\n    return best;\n"
-            "/* END */\n")
+            "/* END */\n"
+        )
         with self.assertRaisesRegex(fixture_patch.FixtureError, "fixture made_up: .*nothing"):
             fixture_patch.write_host(fixture, self.tmp / "out")
         (fixture / "hostsum.change.cu").write_text("/* made up */\nint stray;\n")
@@ -1567,19 +1945,23 @@ class ForbiddenSymbols(unittest.TestCase):
         # where the lab is linked) and its driver to mergesort_streams_main: the first is the
         # lab's API (the solution defines it), the second the kit's, which a lab may not define.
         kit = discover.Kit.at(ROOT, build=BUILD)
-        lab = next((lab for lab in discover.discover_labs(kit) if lab.id == "02-mergesort"),
-                   None)
+        lab = next((lab for lab in discover.discover_labs(kit) if lab.id == "02-mergesort"), None)
         if lab is None or lab.missing_parts() or not lab.solution_obj.exists():
             self.skipTest("Lab 02 is not built")
         symbols = forbidden.kit_symbols(lab)
         self.assertIn("mergesort_sort_host_streams", symbols.api)
         self.assertNotIn("mergesort_streams_main", symbols.api)
         source = STATE["tmp"] / "defines_streams_main.cu"
-        source.write_text('extern "C" int mergesort_streams_main(int c, char **v) '
-                          '{ (void)c; (void)v; return 0; }\n')
+        source.write_text(
+            'extern "C" int mergesort_streams_main(int c, char **v) '
+            "{ (void)c; (void)v; return 0; }\n"
+        )
         obj = source.with_suffix(".o")
-        env = dict(line.split("=", 1) for line in (BUILD / "grading.env").read_text()
-                   .splitlines() if "=" in line and not line.startswith("#"))
+        env = dict(
+            line.split("=", 1)
+            for line in (BUILD / "grading.env").read_text().splitlines()
+            if "=" in line and not line.startswith("#")
+        )
         sh([env["NVCC"], "-c", str(source), "-o", str(obj)])
         found = forbidden.check_object(obj, lab, symbols, [])
         self.assertTrue(any("mergesort_streams_main" in f.why for f in found), found)
@@ -1592,21 +1974,39 @@ class RealKitBuilds(unittest.TestCase):
 
     def test_every_real_solution_compiles_and_links_in_the_sandbox(self):
         out = STATE["out"] / "real-solutions"
-        command = [sys.executable, str(GRADING / "grade"), "-q", "--no-gpu-check", "--out",
-                   str(out), "--build", str(BUILD), str(ROOT / "solutions")]
+        command = [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--no-gpu-check",
+            "--out",
+            str(out),
+            "--build",
+            str(BUILD),
+            str(ROOT / "solutions"),
+        ]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
         self.assertIn(proc.returncode, (1, 3), proc.stdout + proc.stderr)
         results = json.loads((out / "results.json").read_text())
         labs = results["extra_data"]["labs"]
         self.assertTrue(labs)
         for lab_id, lab in labs.items():
-            self.assertNotIn(lab["status"], ("compile error", "link error", "forbidden"),
-                             f"{lab_id}: {lab.get('message')}")
+            self.assertNotIn(
+                lab["status"],
+                ("compile error", "link error", "forbidden"),
+                f"{lab_id}: {lab.get('message')}",
+            )
         speed = [t["output"] for t in results["tests"] if t["name"].endswith(" speed")]
         for text in speed:
             self.assertNotIn("linking the reference failed", text)
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main('check-grader', "the grader's own tests (fixture kit, no GPU needed)",
-                          globals(), needs=['grading.env']))
+    sys.exit(
+        testkit.main(
+            "check-grader",
+            "the grader's own tests (fixture kit, no GPU needed)",
+            globals(),
+            needs=["grading.env"],
+        )
+    )

@@ -47,8 +47,11 @@ LAB01 = SimpleNamespace(id="01-oddeven", student_file="oddeven.cu")
 def lab01_fixtures():
     """The GPU fixtures of Lab 01 (the others, such as Lab 02's, are compiled and checked by
     test_gpu_fixtures_build.py, which knows each fixture's lab)."""
-    return [folder for folder in sorted((TESTS / "fixtures" / "gpu").iterdir())
-            if folder.is_dir() and fixture_patch.fixture_lab(folder) == "01-oddeven"]
+    return [
+        folder
+        for folder in sorted((TESTS / "fixtures" / "gpu").iterdir())
+        if folder.is_dir() and fixture_patch.fixture_lab(folder) == "01-oddeven"
+    ]
 
 
 def fixture_sources():
@@ -70,7 +73,8 @@ def find_nvcc():
             if line.startswith("NVCC="):
                 return line.split("=", 1)[1]
     return shutil.which("nvcc") or next(
-        (p for p in ["/usr/local/cuda/bin/nvcc"] if os.access(p, os.X_OK)), None)
+        (p for p in ["/usr/local/cuda/bin/nvcc"] if os.access(p, os.X_OK)), None
+    )
 
 
 def need_nvcc(test):
@@ -82,11 +86,16 @@ def need_nvcc(test):
 
 def compile_all(nvcc, sources, folder):
     """Compiles {name: .cu path} to folder/name.o, several at once; {name: object}."""
+
     def one(item):
         name, source = item
         obj = Path(folder) / f"{name}.o"
-        proc = subprocess.run([nvcc, *NVCC_FLAGS, "-c", str(source), "-o", str(obj)],
-                              cwd=ROOT, capture_output=True, text=True)
+        proc = subprocess.run(
+            [nvcc, *NVCC_FLAGS, "-c", str(source), "-o", str(obj)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"nvcc {source} failed:\n{proc.stderr}")
         return name, obj
@@ -99,7 +108,7 @@ def compile_all(nvcc, sources, folder):
 
 SNIPPETS = {
     # An honest lab file with printf debugging, device queries, occupancy and a device global.
-    "legit": r'''
+    "legit": r"""
 #include <stdio.h>
 #include "cuda_check.h"
 #include "oddeven.h"
@@ -124,14 +133,14 @@ static int pick_blocks(void)
     return per_sm * prop.multiProcessorCount;
 }
 int helper_for_tests(void) { return pick_blocks(); }
-''',
-    "symver": r'''
+""",
+    "symver": r"""
 #include "oddeven.h"
 extern "C" char *getenv_alias(const char *);
 __asm__(".symver getenv_alias, getenv@GLIBC_2.2.5");
 int probe(void) { return getenv_alias("HOME") != 0; }
-''',
-    "calls": r'''
+""",
+    "calls": r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -149,8 +158,8 @@ int probe(void)
     wordexp_t w;
     return wordexp("$HOME", &w, 0);
 }
-''',
-    "host_memory": r'''
+""",
+    "host_memory": r"""
 #include "oddeven.h"
 __managed__ int shared_flag;
 int probe(void)
@@ -161,8 +170,8 @@ int probe(void)
     cudaMallocHost(&p, 4);
     return shared_flag;
 }
-''',
-    "wrappers": r'''
+""",
+    "wrappers": r"""
 #include "oddeven.h"
 extern "C" cudaError_t __real_cudaMemcpy(void *, const void *, size_t, cudaMemcpyKind);
 extern "C" cudaError_t __wrap_cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k)
@@ -173,7 +182,7 @@ extern "C" cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKi
 {
     return __real_cudaMemcpy(d, s, n, k);
 }
-''',
+""",
 }
 
 
@@ -237,8 +246,9 @@ class AllowedImports(unittest.TestCase):
         fixtures = [n for n in self.objects if n.startswith("fixture_")]
         self.assertGreaterEqual(len(fixtures), 6)
         for name in fixtures:
-            expect = json.loads((TESTS / "fixtures" / "gpu" / name[len("fixture_"):]
-                                 / "expect.json").read_text())
+            expect = json.loads(
+                (TESTS / "fixtures" / "gpu" / name[len("fixture_") :] / "expect.json").read_text()
+            )
             if expect.get("lab_status") == "forbidden" or "refused" in expect["about"]:
                 self.assertTrue(self.check(name), f"{name} should be refused")
             else:
@@ -265,8 +275,9 @@ class AllowedImports(unittest.TestCase):
         message = self.message("host_memory")
         for name in ("cudaMallocManaged", "cudaHostAlloc"):
             self.assertIn(name, message)
-        self.assertIn("managed memory (__managed__) lets the host read device memory directly",
-                      message)
+        self.assertIn(
+            "managed memory (__managed__) lets the host read device memory directly", message
+        )
 
     def test_the_graders_wrappers_and_allowed_calls_cannot_be_replaced(self):
         message = self.message("wrappers")
@@ -290,8 +301,15 @@ class AllowlistTables(unittest.TestCase):
         self.assertIn("cudaMemcpy", allowlist.BASE)
         self.assertIn("sqrtf", allowlist.BASE)
         self.assertIn("kit_report_cuda_error", allowlist.BASE)
-        for name in ("getenv", "__cudaRegisterManagedVar", "cudaMallocManaged", "cudaHostAlloc",
-                     "qsort", "write", "open"):
+        for name in (
+            "getenv",
+            "__cudaRegisterManagedVar",
+            "cudaMallocManaged",
+            "cudaHostAlloc",
+            "qsort",
+            "write",
+            "open",
+        ):
             self.assertNotIn(name, allowlist.BASE)
         for group in allowlist.GROUPS:
             self.assertTrue(group.title and group.names, group.key)
@@ -303,8 +321,10 @@ class AllowlistTables(unittest.TestCase):
             (Path(tmp) / "01-oddeven.json").write_text('{"allow": ["strcmp"]}')
             self.assertIn("strcmp", allowlist.allowed(lab))
             self.assertIn("and for this lab strcmp", allowlist.what_is_allowed(lab))
-            self.assertEqual(allowlist.refused(["strcmp", "getenv", "getenv"],
-                                               allowlist.allowed(lab)), ["getenv"])
+            self.assertEqual(
+                allowlist.refused(["strcmp", "getenv", "getenv"], allowlist.allowed(lab)),
+                ["getenv"],
+            )
 
 
 # ---- includes -----------------------------------------------------------------------------
@@ -319,8 +339,12 @@ class SourceScan(unittest.TestCase):
         return message
 
     # Hostile fixtures that the scan refuses; every fixture not marked hostile must pass.
-    SCAN_REFUSES = ["gpu/include_solution", "host/include_passwd", "host/include_solution",
-                    "host/incbin"]
+    SCAN_REFUSES = [
+        "gpu/include_solution",
+        "host/include_passwd",
+        "host/include_solution",
+        "host/incbin",
+    ]
 
     def test_the_real_sources_and_fixtures(self):
         for source in sorted(ROOT.glob("labs/*/*.cu")) + sorted(ROOT.glob("solutions/*/*.cu")):
@@ -334,7 +358,7 @@ class SourceScan(unittest.TestCase):
 
     def test_absolute_and_climbing_includes(self):
         self.refused('#include "/etc/passwd"\n', "line 1", "/etc/passwd", "by name")
-        self.refused('int x;\n#  include <../../solutions/01-oddeven/oddeven.cu>\n', "line 2")
+        self.refused("int x;\n#  include <../../solutions/01-oddeven/oddeven.cu>\n", "line 2")
         self.refused('#include "a/../../b.h"\n', "..")
         self.refused('%:include "/etc/passwd"\n', "/etc/passwd")  # a digraph
 
@@ -345,15 +369,17 @@ class SourceScan(unittest.TestCase):
         self.refused('asm(".inc\\\nbin x");', "incbin")
 
     def test_comments_are_not_includes_and_cannot_hide_one(self):
-        self.assertIsNone(includes.scan_source(
-            '// #include "/etc/passwd"\n/* #include "../x.h"\n*/\n#include <stdio.h>\n', "f"))
+        self.assertIsNone(
+            includes.scan_source(
+                '// #include "/etc/passwd"\n/* #include "../x.h"\n*/\n#include <stdio.h>\n', "f"
+            )
+        )
         # A raw string that looks like the start of a comment hides nothing.
-        self.refused('const char *s = R"x(" /* )x";\n#include "/etc/passwd"\n// */\n',
-                     "line 2")
+        self.refused('const char *s = R"x(" /* )x";\n#include "/etc/passwd"\n// */\n', "line 2")
 
     def test_incbin_in_any_spelling(self):
         self.refused('asm(".incbin \\"/etc/passwd\\"");', "incbin")
-        self.refused('/* INCBIN */ int x;', "incbin")
+        self.refused("/* INCBIN */ int x;", "incbin")
         self.refused('asm(".inc" "bin \\"/etc/passwd\\"");', "incbin")
         self.refused('asm(".inc"\n    "bin \\"/etc/passwd\\"");', "incbin")
         self.refused('asm(".in\\x63" "bin x");', "incbin")
@@ -361,7 +387,7 @@ class SourceScan(unittest.TestCase):
         self.refused('asm(u8".inc" R"y(bin x)y");', "incbin")
 
     def test_other_ways_to_read_a_file(self):
-        self.refused('#include_next <stdio.h>\n', "#include_next")
+        self.refused("#include_next <stdio.h>\n", "#include_next")
         self.refused('#embed "/etc/passwd"\n', "#embed")
         self.refused('#pragma GCC dependency "/etc/passwd"\n', "dependency")
         self.refused('_Pragma("GCC dependency \\"/etc/passwd\\"")\n', "dependency")
@@ -379,9 +405,20 @@ class CompilerDependencies(unittest.TestCase):
 
     def deps(self, source, lab="01-oddeven", cwd=ROOT):
         nvcc = need_nvcc(self)
-        proc = subprocess.run([nvcc, "-M", "-x", "cu", f"-I{ROOT / 'common'}",
-                               f"-I{ROOT / 'labs' / lab}", str(source)],
-                              cwd=cwd, capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                nvcc,
+                "-M",
+                "-x",
+                "cu",
+                f"-I{ROOT / 'common'}",
+                f"-I{ROOT / 'labs' / lab}",
+                str(source),
+            ],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+        )
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return proc.stdout
 
@@ -400,8 +437,9 @@ class CompilerDependencies(unittest.TestCase):
             lab = source.parent.name
             deps = self.deps(source, lab)
             self.assertIn("cuda_runtime.h", deps)
-            self.assertIsNone(includes.check_dependencies(
-                deps, str(source), self.roots(lab)), source)
+            self.assertIsNone(
+                includes.check_dependencies(deps, str(source), self.roots(lab)), source
+            )
 
     def test_a_computed_include_is_caught(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -413,8 +451,9 @@ class CompilerDependencies(unittest.TestCase):
             source = work / "oddeven.cu"
             source.write_text(f'#define F "{secret}"\n#include F\n#include "oddeven.h"\n')
             self.assertIsNone(includes.scan_source(source.read_text(), source.name))
-            message = includes.check_dependencies(self.deps(source.name, cwd=work),
-                                                  source.name, self.roots(), cwd=work)
+            message = includes.check_dependencies(
+                self.deps(source.name, cwd=work), source.name, self.roots(), cwd=work
+            )
             self.assertIsNotNone(message)
             self.assertIn(str(secret), message)
             self.assertIn("include only the lab's header", message)
@@ -424,8 +463,9 @@ class CompilerDependencies(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "notes.h").write_text("int n;\n")
             (Path(tmp) / "oddeven.cu").write_text('#include "notes.h"\n')
-            message = includes.check_dependencies(self.deps("oddeven.cu", cwd=tmp),
-                                                  "oddeven.cu", self.roots(), cwd=tmp)
+            message = includes.check_dependencies(
+                self.deps("oddeven.cu", cwd=tmp), "oddeven.cu", self.roots(), cwd=tmp
+            )
             self.assertIn("notes.h", message or "")
 
     def test_dependency_file_syntax_and_links_out_of_a_root(self):
@@ -436,14 +476,20 @@ class CompilerDependencies(unittest.TestCase):
             (Path(tmp) / "secret.h").write_text("")
             (lab / "link.h").symlink_to(Path(tmp) / "secret.h")
             lab_escaped = str(lab).replace(" ", "\\ ")
-            text = (f"oddeven.o oddeven.d : oddeven.cu \\\n  {lab_escaped}/ok.h \\\n"
-                    f"  {lab_escaped}/link.h\n{lab_escaped}/ok.h:\n")
-            self.assertEqual(includes.parse_dependencies(text),
-                             ["oddeven.cu", f"{lab}/ok.h", f"{lab}/link.h"])
+            text = (
+                f"oddeven.o oddeven.d : oddeven.cu \\\n  {lab_escaped}/ok.h \\\n"
+                f"  {lab_escaped}/link.h\n{lab_escaped}/ok.h:\n"
+            )
+            self.assertEqual(
+                includes.parse_dependencies(text), ["oddeven.cu", f"{lab}/ok.h", f"{lab}/link.h"]
+            )
             message = includes.check_dependencies(text, "oddeven.cu", [lab], cwd=tmp)
             self.assertIn(f"includes {lab}/link.h", message or "")
-            self.assertIsNone(includes.check_dependencies(text.replace("link.h", "ok.h"),
-                                                          "oddeven.cu", [lab], cwd=tmp))
+            self.assertIsNone(
+                includes.check_dependencies(
+                    text.replace("link.h", "ok.h"), "oddeven.cu", [lab], cwd=tmp
+                )
+            )
 
 
 # ---- the student's file -------------------------------------------------------------------
@@ -474,8 +520,7 @@ class TakingTheFile(unittest.TestCase):
         found = discover.find_student_file(self.sub, LAB01)
         self.assertEqual(found, self.sub / "01-oddeven" / "oddeven.cu")
         self.assertEqual(discover.read_student_file(self.sub, found), b"int x;\n")
-        self.assertEqual(discover.read_student_file(self.sub, "01-oddeven/oddeven.cu"),
-                         b"int x;\n")
+        self.assertEqual(discover.read_student_file(self.sub, "01-oddeven/oddeven.cu"), b"int x;\n")
 
     def test_a_linked_file(self):
         (self.sub / "oddeven.cu").symlink_to(self.elsewhere / "01-oddeven" / "oddeven.cu")
@@ -528,17 +573,19 @@ class TakingTheFile(unittest.TestCase):
         (self.sub / "c").symlink_to(self.elsewhere)
         (self.sub / ".git").mkdir()
         (self.sub / ".git" / "oddeven.cu").write_text("")
-        self.assertEqual(discover.misplaced_copies(self.sub, LAB01),
-                         [self.sub / "a" / "b" / "oddeven.cu"])
-        self.assertEqual(discover.find_student_file(self.sub, LAB01),
-                         self.sub / "a" / "b" / "oddeven.cu")
+        self.assertEqual(
+            discover.misplaced_copies(self.sub, LAB01), [self.sub / "a" / "b" / "oddeven.cu"]
+        )
+        self.assertEqual(
+            discover.find_student_file(self.sub, LAB01), self.sub / "a" / "b" / "oddeven.cu"
+        )
 
 
 # ---- a class folder and its gradebook -----------------------------------------------------
 
 
 class ClassFolder(unittest.TestCase):
-    HOSTILE = ['x$(touch PWNED)', '=HYPERLINK("evil")', "alice"]
+    HOSTILE = ["x$(touch PWNED)", '=HYPERLINK("evil")', "alice"]
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="kitgrader-intake-"))
@@ -549,8 +596,14 @@ class ClassFolder(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def test_entries_are_classified(self):
-        for name in self.HOSTILE + ["gradebook.csv", "-flag", ".hidden", "work", "bad\nname",
-                                    "y" * 101]:
+        for name in self.HOSTILE + [
+            "gradebook.csv",
+            "-flag",
+            ".hidden",
+            "work",
+            "bad\nname",
+            "y" * 101,
+        ]:
             (self.klass / name).mkdir()
         (self.klass / "linked").symlink_to(self.klass / "alice")
         (self.klass / "notes.txt").write_text("not a submission\n")
@@ -561,10 +614,15 @@ class ClassFolder(unittest.TestCase):
         for name in self.HOSTILE:
             self.assertEqual(subs[name].refused_reason, "", name)
             self.assertEqual(subs[name].folder, self.klass / name)
-        for name, why in (("gradebook.csv", "output uses"), ("-flag", "starts with"),
-                          ("work", "output uses"),
-                          ("bad\nname", "control"), ("y" * 101, "longer than 100"),
-                          ("linked", "symbolic link"), ("pipe", "not a folder")):
+        for name, why in (
+            ("gradebook.csv", "output uses"),
+            ("-flag", "starts with"),
+            ("work", "output uses"),
+            ("bad\nname", "control"),
+            ("y" * 101, "longer than 100"),
+            ("linked", "symbolic link"),
+            ("pipe", "not a folder"),
+        ):
             self.assertIn(why, subs[name].refused_reason, name)
         self.assertEqual(subs["bad\nname"].label, "bad\\nname")
         self.assertFalse(list(self.tmp.rglob("PWNED")))
@@ -580,8 +638,9 @@ class ClassFolder(unittest.TestCase):
         out = self.tmp / "out"
         out.mkdir()
         said = []
-        results = classroom.grade_class(SimpleNamespace(labs=[]), only_refused, out, [None], 1,
-                                        said.append)
+        results = classroom.grade_class(
+            SimpleNamespace(labs=[]), only_refused, out, [None], 1, said.append
+        )
         self.assertEqual(results[0].error, "not graded: a name that starts with . or -")
         self.assertEqual(said, ["-flag: NOT GRADED (a name that starts with . or -)"])
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["gradebook.csv"])
@@ -590,18 +649,36 @@ class ClassFolder(unittest.TestCase):
         self.assertEqual((row["student"], row["status"]), ("'-flag", "not graded"))
 
     def test_the_gradebook_neutralises_formulas(self):
-        names = ['=HYPERLINK("evil")', "+1", "-flag", "@SUM(A1)", "\tx", "\rx", "alice",
-                 'x$(touch PWNED)']
+        names = [
+            '=HYPERLINK("evil")',
+            "+1",
+            "-flag",
+            "@SUM(A1)",
+            "\tx",
+            "\rx",
+            "alice",
+            "x$(touch PWNED)",
+        ]
         subs = [SubmissionResult(name=n, path="/", isolation="bwrap") for n in names]
         subs.append(SubmissionResult(name="bob", path="/", error="=not graded", isolation=""))
         path = report.write_gradebook(self.tmp / "gradebook.csv", subs, ["01-oddeven"])
         with open(path, newline="") as f:
             rows = list(csv.reader(f))
-        self.assertEqual(rows[0], ["student", "01-oddeven", "total", "max_total", "status",
-                                   "seconds", "isolation", "notes"])
+        self.assertEqual(
+            rows[0],
+            [
+                "student",
+                "01-oddeven",
+                "total",
+                "max_total",
+                "status",
+                "seconds",
+                "isolation",
+                "notes",
+            ],
+        )
         students = {row[0] for row in rows[1:]}
-        self.assertEqual(students, {"'" + n if n[0] in "=+-@\t\r" else n for n in names}
-                         | {"bob"})
+        self.assertEqual(students, {"'" + n if n[0] in "=+-@\t\r" else n for n in names} | {"bob"})
         for row in rows[1:]:
             for cell in row:
                 self.assertFalse(cell[:1] in ("=", "+", "-", "@", "\t", "\r"), row)
@@ -614,12 +691,16 @@ class ClassFolder(unittest.TestCase):
         sub = SubmissionResult(name="alice", path="/", isolation="bubblewrap (no network)")
         self.assertIn("\nisolation: bubblewrap (no network)", report.submission_table(sub))
         self.assertIn("isolation: bubblewrap", report.results_json(sub)["output"])
-        self.assertNotIn("isolation", report.submission_table(
-            SubmissionResult(name="bob", path="/")))
+        self.assertNotIn(
+            "isolation", report.submission_table(SubmissionResult(name="bob", path="/"))
+        )
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main(
-        'check-intake',
-        'what the grader takes from a submission and a class (no GPU needed)',
-        globals()))
+    sys.exit(
+        testkit.main(
+            "check-intake",
+            "what the grader takes from a submission and a class (no GPU needed)",
+            globals(),
+        )
+    )

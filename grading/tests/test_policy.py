@@ -179,9 +179,18 @@ def setUpModule():
     if shutil.which(os.environ.get("CC", "gcc")):
         source = top / "attempts.c"
         source.write_text(PROGRAM)
-        done = subprocess.run([os.environ.get("CC", "gcc"), "-O", "-pthread", "-o",
-                               str(top / "attempts"), str(source)], capture_output=True,
-                              text=True)
+        done = subprocess.run(
+            [
+                os.environ.get("CC", "gcc"),
+                "-O",
+                "-pthread",
+                "-o",
+                str(top / "attempts"),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode == 0:
             STATE["program"] = top / "attempts"
         else:
@@ -197,8 +206,9 @@ def tearDownModule():
 
 def program():
     if "program" not in STATE:
-        raise unittest.SkipTest(f"no C compiler for the test program: "
-                                f"{STATE.get('program_error', 'gcc not found')}")
+        raise unittest.SkipTest(
+            f"no C compiler for the test program: " f"{STATE.get('program_error', 'gcc not found')}"
+        )
     return str(STATE["program"])
 
 
@@ -207,8 +217,17 @@ def attempts(output):
     return dict(line.split(" ", 1) for line in output.splitlines() if line.count(" ") == 1)
 
 
-DENIED_IN_RUN = ("fork", "raw_fork", "socket_inet", "kill_init", "kill_parent", "kill_group",
-                 "ptrace", "unshare", "setsid")
+DENIED_IN_RUN = (
+    "fork",
+    "raw_fork",
+    "socket_inet",
+    "kill_init",
+    "kill_parent",
+    "kill_group",
+    "ptrace",
+    "unshare",
+    "setsid",
+)
 # AF_UNIX sockets: the CUDA driver's initialisation needs one (cudaErrorOperatingSystem).
 ALLOWED_IN_RUN = ("kill_self", "thread", "raise", "socket_unix", "socketpair")
 
@@ -218,8 +237,13 @@ ALLOWED_IN_RUN = ("kill_self", "thread", "raise", "socket_unix", "socketpair")
 
 class Seccomp(unittest.TestCase):
     def launch(self, *words, timeout=RUN_TIMEOUT_S):
-        return subprocess.run([launcher(), *words], capture_output=True, text=True,
-                              timeout=timeout, start_new_session=True)
+        return subprocess.run(
+            [launcher(), *words],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,
+        )
 
     def test_run_profile_denies_processes_exec_signals_sockets_ptrace(self):
         done = self.launch("--seccomp", "run", "--", program(), "attempts")
@@ -233,8 +257,15 @@ class Seccomp(unittest.TestCase):
         # tracee, ESRCH; setsid fails only for a group leader).
         control = self.launch("--", program(), "attempts")
         seen = attempts(control.stdout)
-        for name in ("fork", "raw_fork", "socket_inet", "socketpair", "kill_parent", "thread",
-                     "raise"):
+        for name in (
+            "fork",
+            "raw_fork",
+            "socket_inet",
+            "socketpair",
+            "kill_parent",
+            "thread",
+            "raise",
+        ):
             self.assertEqual(seen.get(name), "ok", f"control {name}: {control.stdout}")
         self.assertEqual(seen.get("ptrace"), "ESRCH", control.stdout)
 
@@ -269,8 +300,7 @@ class Seccomp(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn("child ran", done.stdout)
         seen = attempts(done.stdout)
-        self.assertEqual((seen.get("forkexec"), seen.get("socketpair")), ("ok", "ok"),
-                         done.stdout)
+        self.assertEqual((seen.get("forkexec"), seen.get("socketpair")), ("ok", "ok"), done.stdout)
         for name in ("socket_inet", "ptrace", "unshare"):
             self.assertEqual(seen.get(name), "EPERM", f"{name}: {done.stdout}")
         run = self.launch("--seccomp", "run", "--", program(), "forkexec")
@@ -288,13 +318,27 @@ class Seccomp(unittest.TestCase):
         self.assertTrue(iso.kind.startswith("bwrap"), iso.text)
 
         def boxed(*words, seccomp="run"):
-            argv = sandbox.command(iso, ["/t/attempts", *words], ro=[(folder, "/t")],
-                                   cwd="/tmp", seccomp=seccomp, limits=Limits(processes=64))
-            return subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                                  start_new_session=True), argv
+            argv = sandbox.command(
+                iso,
+                ["/t/attempts", *words],
+                ro=[(folder, "/t")],
+                cwd="/tmp",
+                seccomp=seccomp,
+                limits=Limits(processes=64),
+            )
+            return (
+                subprocess.run(
+                    argv,
+                    capture_output=True,
+                    text=True,
+                    timeout=RUN_TIMEOUT_S,
+                    start_new_session=True,
+                ),
+                argv,
+            )
 
         done, argv = boxed("attempts")
-        inner = argv[argv.index(sandbox.INSIDE_LAUNCHER):]
+        inner = argv[argv.index(sandbox.INSIDE_LAUNCHER) :]
         self.assertEqual(inner[inner.index("--seccomp") + 1], "run")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         seen = attempts(done.stdout)
@@ -308,12 +352,17 @@ class Seccomp(unittest.TestCase):
         self.assertIn("child ran", done.stdout, done.stderr)
 
     def test_which_commands_get_which_profile(self):
-        iso = Isolation(kind="bwrap-nobody", text="", bwrap="/usr/bin/bwrap",
-                        uid=sandbox.uid_for_slot(0), sandbox_exec=launcher()).for_slot(0, "")
+        iso = Isolation(
+            kind="bwrap-nobody",
+            text="",
+            bwrap="/usr/bin/bwrap",
+            uid=sandbox.uid_for_slot(0),
+            sandbox_exec=launcher(),
+        ).for_slot(0, "")
         run = build.executor_command(iso, "/w/executor", 10)
         tool = build.executor_command(iso, "/w/executor", 10, wrapper=["/cs", "--tool"])
         for argv, profile in ((run, "run"), (tool, "tool")):
-            inner = argv[argv.index(sandbox.INSIDE_LAUNCHER):]
+            inner = argv[argv.index(sandbox.INSIDE_LAUNCHER) :]
             self.assertEqual(inner[inner.index("--seccomp") + 1], profile)
             self.assertEqual(argv.count("--seccomp"), 1)
         compile_argv = sandbox.command(iso, ["nvcc", "-c", "x.cu"])
@@ -327,6 +376,7 @@ class Seccomp(unittest.TestCase):
 
 def dataclass_replace(iso, **changes):
     import dataclasses
+
     return dataclasses.replace(iso, **changes)
 
 
@@ -338,15 +388,31 @@ class Slots(unittest.TestCase):
         # Another grader on this machine holds slot 0's uid: this one's slot 0 takes another,
         # so the other's end-of-slot kill and process limit cannot reach this one's code.
         holder = subprocess.Popen(
-            [sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]); "
-             "from kitgrader import sandbox; print(sandbox.leased_uid(0), flush=True); "
-             "time.sleep(60)", str(GRADING)], stdout=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-c",
+                "import sys, time; sys.path.insert(0, sys.argv[1]); "
+                "from kitgrader import sandbox; print(sandbox.leased_uid(0), flush=True); "
+                "time.sleep(60)",
+                str(GRADING),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             theirs = int(holder.stdout.readline())
             mine = subprocess.run(
-                [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                 "from kitgrader import sandbox; print(sandbox.leased_uid(0))", str(GRADING)],
-                capture_output=True, text=True, timeout=60)
+                [
+                    sys.executable,
+                    "-c",
+                    "import sys; sys.path.insert(0, sys.argv[1]); "
+                    "from kitgrader import sandbox; print(sandbox.leased_uid(0))",
+                    str(GRADING),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             self.assertEqual(mine.returncode, 0, mine.stderr)
             self.assertNotEqual(int(mine.stdout), theirs)
         finally:
@@ -354,19 +420,25 @@ class Slots(unittest.TestCase):
             holder.wait()
 
     def test_each_slot_has_a_uid_of_its_own(self):
-        iso = Isolation(kind="bwrap-nobody", text="", bwrap="/usr/bin/bwrap",
-                        uid=sandbox.uid_for_slot(0), sandbox_exec=launcher())
+        iso = Isolation(
+            kind="bwrap-nobody",
+            text="",
+            bwrap="/usr/bin/bwrap",
+            uid=sandbox.uid_for_slot(0),
+            sandbox_exec=launcher(),
+        )
         uids = {iso.for_slot(slot).uid for slot in range(4)}
         self.assertEqual(len(uids), 4)
         self.assertNotIn(65534, uids)
         argv = sandbox.command(iso.for_slot(3), ["true"], limits=Limits(processes=20))
-        outer = argv[:argv.index("--")]
+        outer = argv[: argv.index("--")]
         self.assertEqual(outer[outer.index("--uid") + 1], str(sandbox.uid_base() + 3))
         self.assertEqual(outer[outer.index("--gid") + 1], str(sandbox.uid_base() + 3))
-        inner = argv[argv.index(sandbox.INSIDE_LAUNCHER):]
+        inner = argv[argv.index(sandbox.INSIDE_LAUNCHER) :]
         self.assertEqual(inner[inner.index("--nproc") + 1], "20")  # per sandbox, inside
-        self.assertEqual(outer[outer.index("--nproc") + 1],
-                         str(20 * sandbox.SANDBOXES_PER_SLOT))  # the slot's uid, outside
+        self.assertEqual(
+            outer[outer.index("--nproc") + 1], str(20 * sandbox.SANDBOXES_PER_SLOT)
+        )  # the slot's uid, outside
         grader = dataclass_replace(iso, kind="bwrap", uid=os.getuid())
         self.assertEqual(grader.for_slot(3).uid, os.getuid())
 
@@ -414,10 +486,28 @@ class Slots(unittest.TestCase):
         for mate in mates:
             (klass / mate).mkdir(parents=True)
             shutil.copy(FIXTURE_KIT / "solutions" / "93-sandbox" / "sandbox.cu", klass / mate)
-        command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out), "--build",
-                   str(fixture_build), "--kit-root", str(FIXTURE_KIT), "--no-gpu-check",
-                   "--class", "--jobs", "2", "--lab", "93", "--test-jobs", "1",
-                   "--sandbox", kind, str(klass)]
+        command = [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--out",
+            str(out),
+            "--build",
+            str(fixture_build),
+            "--kit-root",
+            str(FIXTURE_KIT),
+            "--no-gpu-check",
+            "--class",
+            "--jobs",
+            "2",
+            "--lab",
+            "93",
+            "--test-jobs",
+            "1",
+            "--sandbox",
+            kind,
+            str(klass),
+        ]
         # nobody takes others' permissions off solutions/ (protect_secrets): given back after.
         kit = SimpleNamespace(root=ROOT, labs_root=FIXTURE_KIT / "labs", build=fixture_build)
         modes = {p: p.stat().st_mode & 0o7777 for p in sandbox.secret_paths(kit)}
@@ -429,8 +519,9 @@ class Slots(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         with open(out / "gradebook.csv") as f:
             by = {r["student"]: r for r in csv.DictReader(f)}
-        log = "".join(p.read_text(errors="replace")
-                      for p in (out / "a_hog" / "logs").rglob("*.log"))
+        log = "".join(
+            p.read_text(errors="replace") for p in (out / "a_hog" / "logs").rglob("*.log")
+        )
         self.assertRegex(log, r"hog: \d+ processes and \d+ threads", "the hog ran")
         self.assertEqual(by["a_hog"]["total"], "0")
         for mate in mates:
@@ -441,6 +532,7 @@ def fixture():
     """The fixture kit's build (test_grader.py makes it), once."""
     if "fixture_build" not in STATE:
         import test_grader
+
         test_grader.BUILD = BUILD
         tmp, fixture_build = test_grader.make_fixture_build()
         tmp.chmod(0o755)  # the sandbox's uids must reach it
@@ -453,11 +545,23 @@ def grade(submission, *options, env=None, out_name=None):
     tmp, fixture_build = fixture()
     out = tmp / "out" / (out_name or Path(submission).name)
     shutil.rmtree(out, ignore_errors=True)
-    command = [sys.executable, str(GRADING / "grade"), "-q", "--out", str(out), "--build",
-               str(fixture_build), "--kit-root", str(FIXTURE_KIT), "--no-gpu-check",
-               *options, str(submission)]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **(env or {})})
+    command = [
+        sys.executable,
+        str(GRADING / "grade"),
+        "-q",
+        "--out",
+        str(out),
+        "--build",
+        str(fixture_build),
+        "--kit-root",
+        str(FIXTURE_KIT),
+        "--no-gpu-check",
+        *options,
+        str(submission),
+    ]
+    proc = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})}
+    )
     results = None
     if (out / "results.json").exists():
         results = json.loads((out / "results.json").read_text())
@@ -472,11 +576,21 @@ SMI = """0, GPU-11111111-aaaa-bbbb-cccc-000000000000, 00000000:1B:00.0
 """
 # As /proc/driver/nvidia/gpus/BUS/information says, by bus id (lower case, 4-digit domain):
 # the minor numbers need not follow nvidia-smi's order.
-INFORMATION = {"0000:1b:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 2\n",
-               "0000:3b:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 0\n",
-               "0000:86:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 1\n"}
-DEVICES = ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidiactl", "/dev/nvidia-uvm",
-           "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "/dev/nvidia-caps"]
+INFORMATION = {
+    "0000:1b:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 2\n",
+    "0000:3b:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 0\n",
+    "0000:86:00.0": "Model: \t\t NVIDIA H100\nDevice Minor: \t 1\n",
+}
+DEVICES = [
+    "/dev/nvidia0",
+    "/dev/nvidia1",
+    "/dev/nvidia2",
+    "/dev/nvidiactl",
+    "/dev/nvidia-uvm",
+    "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-modeset",
+    "/dev/nvidia-caps",
+]
 SHARED = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"]
 LISTING = """GPU 0: NVIDIA H100 (UUID: GPU-11111111-aaaa-bbbb-cccc-000000000000)
 GPU 1: NVIDIA H100 (UUID: GPU-22222222-aaaa-bbbb-cccc-000000000000)
@@ -494,10 +608,11 @@ class GpuDeviceFiles(unittest.TestCase):
         return sandbox.select_gpu_files(visible, devices, smi, information, LISTING)
 
     def test_index_and_uuid_find_the_gpus_own_device_file(self):
-        for visible, node, uuid in (("0", "/dev/nvidia2", "GPU-1111"), ("1", "/dev/nvidia0",
-                                                                           "GPU-2222"),
-                                    ("GPU-33333333-aaaa-bbbb-cccc-000000000000", "/dev/nvidia1",
-                                     "GPU-3333")):
+        for visible, node, uuid in (
+            ("0", "/dev/nvidia2", "GPU-1111"),
+            ("1", "/dev/nvidia0", "GPU-2222"),
+            ("GPU-33333333-aaaa-bbbb-cccc-000000000000", "/dev/nvidia1", "GPU-3333"),
+        ):
             with self.subTest(visible):
                 files, found = self.select(visible)
                 self.assertEqual(files, [node] + SHARED)
@@ -529,8 +644,13 @@ class GpuDeviceFiles(unittest.TestCase):
         self.assertIsNone(sandbox.device_minor("Model: x\n"))
 
     def test_the_sandbox_binds_that_file_alone_and_names_the_gpu_by_uuid(self):
-        iso = Isolation(kind="bwrap-nobody", text="", bwrap="/usr/bin/bwrap",
-                        uid=sandbox.uid_for_slot(0), sandbox_exec=launcher())
+        iso = Isolation(
+            kind="bwrap-nobody",
+            text="",
+            bwrap="/usr/bin/bwrap",
+            uid=sandbox.uid_for_slot(0),
+            sandbox_exec=launcher(),
+        )
         visible = "test-gpu-1"  # a key of the lookup's cache, filled as the lookup would
         sandbox._gpu_files[visible] = sandbox.select_gpu_files("1", DEVICES, SMI, information)
         try:
@@ -539,8 +659,10 @@ class GpuDeviceFiles(unittest.TestCase):
             del sandbox._gpu_files[visible]
         bound = [argv[i + 1] for i, word in enumerate(argv) if word == "--dev-bind"]
         self.assertEqual(bound, ["/dev/nvidia0"] + SHARED)
-        self.assertEqual(argv[argv.index("CUDA_VISIBLE_DEVICES", argv.index("--setenv")) + 1],
-                         "GPU-22222222-aaaa-bbbb-cccc-000000000000")
+        self.assertEqual(
+            argv[argv.index("CUDA_VISIBLE_DEVICES", argv.index("--setenv")) + 1],
+            "GPU-22222222-aaaa-bbbb-cccc-000000000000",
+        )
 
 
 # ---- a sandbox that cannot start -------------------------------------------------------------
@@ -563,12 +685,16 @@ class SetupFailures(unittest.TestCase):
     def test_what_counts_as_the_sandbox_not_starting(self):
         said = build.sandbox_setup_failure
         self.assertIn("EAGAIN", said(self.result(125, "sandbox_exec: setuid 5: EAGAIN\n")))
-        self.assertEqual(said(self.result(1, "bwrap: clone: Resource temporarily unavailable\n")),
-                         "bwrap: clone: Resource temporarily unavailable")
-        for code, output in ((1, "hostsum.cu(3): error: bwrap: Resource temporarily "
-                                 "unavailable\n"),
-                             (1, "bwrap: x\nhostsum.cu(3): error: y\n"),
-                             (2, "nvcc fatal   : bwrap: no\n"), (0, "")):
+        self.assertEqual(
+            said(self.result(1, "bwrap: clone: Resource temporarily unavailable\n")),
+            "bwrap: clone: Resource temporarily unavailable",
+        )
+        for code, output in (
+            (1, "hostsum.cu(3): error: bwrap: Resource temporarily " "unavailable\n"),
+            (1, "bwrap: x\nhostsum.cu(3): error: y\n"),
+            (2, "nvcc fatal   : bwrap: no\n"),
+            (0, ""),
+        ):
             self.assertEqual(said(self.result(code, output)), "", output)
 
     @unittest.skipUnless(HAS_BWRAP, "needs bubblewrap")
@@ -576,12 +702,14 @@ class SetupFailures(unittest.TestCase):
         fake = STATE["top"] / "fake-bwrap"
         fake.write_text(FAKE_BWRAP.format(bwrap=sandbox.find_bwrap()))
         fake.chmod(0o755)
-        rc, output, results = grade(HOST / "good", "--lab", "91", env={"KIT_BWRAP": str(fake)},
-                                    out_name="no-sandbox")
+        rc, output, results = grade(
+            HOST / "good", "--lab", "91", env={"KIT_BWRAP": str(fake)}, out_name="no-sandbox"
+        )
         self.assertEqual(rc, 2, output)
         self.assertIn("NOT GRADED", output)
-        self.assertIn("the sandbox for compiling could not start: bwrap: Creating new namespace",
-                      output)
+        self.assertIn(
+            "the sandbox for compiling could not start: bwrap: Creating new namespace", output
+        )
         self.assertNotIn("compile error", output)
 
 
@@ -590,11 +718,16 @@ class SetupFailures(unittest.TestCase):
 
 class FailClosed(unittest.TestCase):
     def test_the_rule(self):
-        for kind, named, refused in (("bwrap-nobody", "auto", False), ("bwrap", "auto", False),
-                                     ("bwrap-root", "auto", True), ("nobody", "auto", True),
-                                     ("none", "auto", True), ("none", "none", False),
-                                     ("nobody", "nobody", False),
-                                     ("bwrap-root", "bwrap-root", False)):
+        for kind, named, refused in (
+            ("bwrap-nobody", "auto", False),
+            ("bwrap", "auto", False),
+            ("bwrap-root", "auto", True),
+            ("nobody", "auto", True),
+            ("none", "auto", True),
+            ("none", "none", False),
+            ("nobody", "nobody", False),
+            ("bwrap-root", "bwrap-root", False),
+        ):
             with self.subTest(kind=kind, named=named):
                 iso = Isolation(kind=kind, text="", failures=("bwrap-nobody: no bwrap",))
                 if refused:
@@ -615,12 +748,31 @@ class FailClosed(unittest.TestCase):
         env = {"KIT_BWRAP": "/nonexistent/bwrap"}
 
         def run(*options, extra=None, target=klass):
-            command = [sys.executable, str(GRADING / "grade"), "-q", "--out",
-                       str(closed / "out"), "--build", str(fixture()[1]), "--kit-root",
-                       str(FIXTURE_KIT), "--no-gpu-check", "--lab", "91", *options, str(target)]
+            command = [
+                sys.executable,
+                str(GRADING / "grade"),
+                "-q",
+                "--out",
+                str(closed / "out"),
+                "--build",
+                str(fixture()[1]),
+                "--kit-root",
+                str(FIXTURE_KIT),
+                "--no-gpu-check",
+                "--lab",
+                "91",
+                *options,
+                str(target),
+            ]
             full = {k: v for k, v in os.environ.items() if k != "KIT_SANDBOX"}
-            return subprocess.run(command, capture_output=True, text=True, timeout=600,
-                                  env={**full, **env, **(extra or {})}, cwd=str(closed))
+            return subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**full, **env, **(extra or {})},
+                cwd=str(closed),
+            )
 
         refused = run("--class")
         self.assertEqual(refused.returncode, 2, refused.stdout + refused.stderr)
@@ -639,26 +791,40 @@ class FailClosed(unittest.TestCase):
     @unittest.skipUnless(IS_ROOT, "needs root (the nobody kind)")
     def test_solutions_and_hidden_tests_are_taken_from_the_sandboxs_uid(self):
         kit_root = STATE["top"] / "kit"
-        for folder in ("solutions/01-x", "tests/hidden", "labs/01-x", "build/solution/obj",
-                       "build/grading", "build/obj/solutions"):
+        for folder in (
+            "solutions/01-x",
+            "tests/hidden",
+            "labs/01-x",
+            "build/solution/obj",
+            "build/grading",
+            "build/obj/solutions",
+        ):
             (kit_root / folder).mkdir(parents=True, exist_ok=True)
             (kit_root / folder).chmod(0o755)
         (kit_root / "solutions" / "01-x" / "x.cu").write_text("the answer\n")
         (kit_root / "tests" / "hidden" / "test_01_x_hidden.c").write_text("hidden\n")
-        kit = SimpleNamespace(root=kit_root, labs_root=kit_root / "labs",
-                              build=kit_root / "build")
+        kit = SimpleNamespace(root=kit_root, labs_root=kit_root / "labs", build=kit_root / "build")
         paths = sandbox.secret_paths(kit)
-        self.assertEqual({p.relative_to(kit_root).as_posix() for p in paths},
-                         {"solutions", "tests/hidden", "build/solution", "build/grading",
-                          "build/obj/solutions"})
+        self.assertEqual(
+            {p.relative_to(kit_root).as_posix() for p in paths},
+            {"solutions", "tests/hidden", "build/solution", "build/grading", "build/obj/solutions"},
+        )
         iso = sandbox.detect(launcher(), binds=[STATE["top"]], preferred="nobody").for_slot(1)
         cat = f"cat {kit_root}/solutions/01-x/x.cu {kit_root}/tests/hidden/test_01_x_hidden.c"
-        before = subprocess.run(sandbox.command(iso, ["/usr/bin/sh", "-c", cat]),
-                                capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        before = subprocess.run(
+            sandbox.command(iso, ["/usr/bin/sh", "-c", cat]),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+        )
         self.assertIn("the answer", before.stdout, "the control: readable before")
         sandbox.protect_secrets(iso, paths)
-        after = subprocess.run(sandbox.command(iso, ["/usr/bin/sh", "-c", cat]),
-                               capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        after = subprocess.run(
+            sandbox.command(iso, ["/usr/bin/sh", "-c", cat]),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+        )
         self.assertNotIn("the answer", after.stdout)
         self.assertNotIn("hidden", after.stdout)
         self.assertEqual((kit_root / "solutions").stat().st_mode & 0o777, 0o750)
@@ -669,8 +835,12 @@ class FailClosed(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main(
-        'test_policy',
-        "the policy the kernel enforces (seccomp, a uid per slot, the GPU's device file, "
-        "fail closed)",
-        globals(), needs=['tools/sandbox_exec', 'grading.env']))
+    sys.exit(
+        testkit.main(
+            "test_policy",
+            "the policy the kernel enforces (seccomp, a uid per slot, the GPU's device file, "
+            "fail closed)",
+            globals(),
+            needs=["tools/sandbox_exec", "grading.env"],
+        )
+    )

@@ -65,9 +65,14 @@ class SandboxTest(unittest.TestCase):
 
     def sh(self, script, iso=None, shell="/usr/bin/sh", **options):
         """Runs a shell script in the sandbox; the CompletedProcess, text output."""
-        return subprocess.run(self.argv(script, iso, shell, **options), stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                              start_new_session=True)
+        return subprocess.run(
+            self.argv(script, iso, shell, **options),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            start_new_session=True,
+        )
 
     def kind(self, name):
         return sandbox.detect(launcher(), binds=[self.top / "ro"], preferred=name)
@@ -127,8 +132,10 @@ class Views(SandboxTest):
 
     def test_folders_not_bound_are_not_there(self):
         secret = self.top / "hidden" / "secret"
-        probe = f"for p in {secret} {ROOT}/solutions /root /home /opt /etc/passwd; do " \
-                "test -e $p && echo SEEN $p; done; cat /kit/readme"
+        probe = (
+            f"for p in {secret} {ROOT}/solutions /root /home /opt /etc/passwd; do "
+            "test -e $p && echo SEEN $p; done; cat /kit/readme"
+        )
         done = self.sh(probe)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout, "kit\n")
@@ -140,12 +147,14 @@ class Views(SandboxTest):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertNotIn("passwd", done.stdout)
         self.assertIn("ld.so.cache", done.stdout)
-        self.assertLessEqual(set(done.stdout.split()),
-                             {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives"})
+        self.assertLessEqual(
+            set(done.stdout.split()), {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives"}
+        )
 
     def test_a_read_only_bind_cannot_be_written(self):
-        done = self.sh("echo x > /kit/new; echo y >> /kit/readme; rm -f /kit/readme; "
-                       "mkdir /kit/d; ls /kit")
+        done = self.sh(
+            "echo x > /kit/new; echo y >> /kit/readme; rm -f /kit/readme; " "mkdir /kit/d; ls /kit"
+        )
         self.assertEqual(done.stdout, "readme\n")
         self.assertEqual((self.top / "ro" / "readme").read_text(), "kit\n")
         self.assertFalse((self.top / "ro" / "new").exists())
@@ -197,8 +206,9 @@ class Processes(SandboxTest):
             done = self.sh(connect, shell="/usr/bin/bash")
             self.assertNotIn("CONNECTED", done.stdout)
             self.assertNotEqual(done.returncode, 0)
-            control = self.sh(connect, iso=self.kind("none"), shell="/usr/bin/bash",
-                              cwd=str(self.top))
+            control = self.sh(
+                connect, iso=self.kind("none"), shell="/usr/bin/bash", cwd=str(self.top)
+            )
             self.assertIn("CONNECTED", control.stdout, control.stderr)
 
     def grows(self, path):
@@ -209,8 +219,9 @@ class Processes(SandboxTest):
 
     def test_detached_processes_end_with_the_command(self):
         grow = self.top / "rw" / "grow"
-        done = self.sh(f"setsid sleep 30 & setsid sh -c '{LOOP.format('/work/grow')}' & "
-                       "sleep 0.5")
+        done = self.sh(
+            f"setsid sleep 30 & setsid sh -c '{LOOP.format('/work/grow')}' & " "sleep 0.5"
+        )
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertGreater(grow.stat().st_size, 0, "the loop ran")
         self.assertFalse(self.grows(grow), "a detached loop outlived its sandbox")
@@ -220,8 +231,11 @@ class Processes(SandboxTest):
         grow = self.top / "rw" / "grow-killed"
         proc = subprocess.Popen(
             self.argv(f"setsid sh -c '{LOOP.format('/work/grow-killed')}' & sleep 30"),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + 10
             while not (grow.exists() and grow.stat().st_size > 0) and time.monotonic() < deadline:
@@ -274,14 +288,20 @@ class Launcher(unittest.TestCase):
     """sandbox_exec itself, and the argv of each kind."""
 
     def launch(self, *words):
-        return subprocess.run([launcher(), *words], capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT_S)
+        return subprocess.run(
+            [launcher(), *words], capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+        )
 
     def test_bad_usage_exits_125(self):
-        for words in (["--bogus", "--", "/usr/bin/true"], ["--cpu", "x", "--", "/usr/bin/true"],
-                      ["--uid", "0", "--gid", "0", "--", "/usr/bin/true"],
-                      ["--uid", "65534", "--", "/usr/bin/true"], ["--cpu", "1"],
-                      ["--", "/no/such/program"], ["--chdir", "/no/such/dir", "--", "true"]):
+        for words in (
+            ["--bogus", "--", "/usr/bin/true"],
+            ["--cpu", "x", "--", "/usr/bin/true"],
+            ["--uid", "0", "--gid", "0", "--", "/usr/bin/true"],
+            ["--uid", "65534", "--", "/usr/bin/true"],
+            ["--cpu", "1"],
+            ["--", "/no/such/program"],
+            ["--chdir", "/no/such/dir", "--", "true"],
+        ):
             with self.subTest(words=words):
                 done = self.launch(*words)
                 self.assertEqual(done.returncode, 125)
@@ -290,18 +310,33 @@ class Launcher(unittest.TestCase):
 
     @unittest.skipUnless(IS_ROOT, "needs root")
     def test_uid_drop_and_limits(self):
-        done = self.launch("--uid", "65534", "--gid", "65534", "--nofile", "50", "--", "sh", "-c",
-                           "id -u; id -G; ulimit -n; ulimit -Hn")
+        done = self.launch(
+            "--uid",
+            "65534",
+            "--gid",
+            "65534",
+            "--nofile",
+            "50",
+            "--",
+            "sh",
+            "-c",
+            "id -u; id -G; ulimit -n; ulimit -Hn",
+        )
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.split(), ["65534", "65534", "50", "50"])
 
     def shape(self, kind, **options):
-        iso = Isolation(kind=kind, text="", bwrap="/usr/bin/bwrap" if "bwrap" in kind else None,
-                        uid=65534, sandbox_exec=launcher())
+        iso = Isolation(
+            kind=kind,
+            text="",
+            bwrap="/usr/bin/bwrap" if "bwrap" in kind else None,
+            uid=65534,
+            sandbox_exec=launcher(),
+        )
         limits = Limits(cpu_s=1.5, address_space=1 << 30, processes=64)
         argv = sandbox.command(iso, ["prog", "arg"], cwd="/w", limits=limits, **options)
         split = argv.index("--")
-        return argv[:split], argv[split + 1:]
+        return argv[:split], argv[split + 1 :]
 
     def test_argv_shapes(self):
         for kind in sandbox.KINDS:
@@ -354,5 +389,8 @@ def cmdlines_of_uid(uid):
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main('test_sandbox', "the grader's sandbox",
-                        globals(), needs=['tools/sandbox_exec']))
+    sys.exit(
+        testkit.main(
+            "test_sandbox", "the grader's sandbox", globals(), needs=["tools/sandbox_exec"]
+        )
+    )

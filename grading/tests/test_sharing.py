@@ -67,8 +67,9 @@ class Turns(unittest.TestCase):
         let_go.set()
         for thread in (running, speed, later):
             thread.join(5)
-        self.assertEqual(order, ["a starts", "a ends", "timed starts", "timed ends",
-                                 "b starts", "b ends"])
+        self.assertEqual(
+            order, ["a starts", "a ends", "timed starts", "timed ends", "b starts", "b ends"]
+        )
 
     def test_a_window_gathers_the_timed_work(self):
         # gather 2: one thread wanting the GPU alone lets tests go on starting until a second
@@ -178,19 +179,25 @@ class Watch(unittest.TestCase):
             run._running.pop(200, None)
 
     def watch(self, processes):
-        return sharing.MemoryWatch({"0": 10000}, query=lambda: processes,
-                                   kill=self.killed.append, parent_of=self.PARENTS.get)
+        return sharing.MemoryWatch(
+            {"0": 10000},
+            query=lambda: processes,
+            kill=self.killed.append,
+            parent_of=self.PARENTS.get,
+        )
 
     def test_a_slot_over_budget_loses_its_largest_process(self):
         # slot 1: 102 (9000 MiB) and 100 (2500): over 10000, so 102 goes and 100 stays;
         # slot 2 (9500) is within its budget; 301 is nobody's (another user's job).
-        watch = self.watch([("0", 102, 9000), ("0", 100, 2500), ("0", 201, 9500),
-                            ("0", 301, 50000)])
+        watch = self.watch(
+            [("0", 102, 9000), ("0", 100, 2500), ("0", 201, 9500), ("0", 301, 50000)]
+        )
         started = time.monotonic()
         events = watch.check()
         self.assertEqual(self.killed, [102])
-        self.assertEqual([(e.owner, e.used_mib, e.budget_mib) for e in events],
-                         [("slot 1", 11500, 10000)])
+        self.assertEqual(
+            [(e.owner, e.used_mib, e.budget_mib) for e in events], [("slot 1", 11500, 10000)]
+        )
         note = watch.over_budget_note("slot 1", started - 1)
         self.assertIn("11500 MiB of GPU memory, more than the 10000 MiB", note)
         self.assertEqual(watch.over_budget_note("slot 2", started - 1), "")
@@ -212,7 +219,8 @@ class Watch(unittest.TestCase):
 
         def start():
             out["result"] = run.run_limited(
-                ["sh", "-c", "sh -c 'sleep 3' & wait"], time_limit=10, owner="slot 7")
+                ["sh", "-c", "sh -c 'sleep 3' & wait"], time_limit=10, owner="slot 7"
+            )
 
         thread = threading.Thread(target=start)
         thread.start()
@@ -232,15 +240,17 @@ class Watch(unittest.TestCase):
 class HowMany(unittest.TestCase):
     def test_slots_and_budgets(self):
         self.assertEqual(slot_gpus(["0", "1"], 5), ["0", "1", "0", "1", "0"])
-        self.assertEqual(sharing.budgets_for(["0", "1", "0"], {"0": 80000, "1": 80000}),
-                         {"0": 36000})  # GPU 1 has one slot: no budget
+        self.assertEqual(
+            sharing.budgets_for(["0", "1", "0"], {"0": 80000, "1": 80000}), {"0": 36000}
+        )  # GPU 1 has one slot: no budget
 
     def test_progress_line(self):
         now = [0.0]
         progress = Progress(30, clock=lambda: now[0])
         now[0] = 120.0
-        self.assertEqual(progress.one_done(), "progress: 1/30 done, 0.5 per minute, about "
-                                              "58 min left")
+        self.assertEqual(
+            progress.one_done(), "progress: 1/30 done, 0.5 per minute, about " "58 min left"
+        )
         now[0] = 240.0
         for _ in range(28):
             line = progress.one_done()
@@ -263,15 +273,32 @@ class SideBySide(unittest.TestCase):
     def grade(self, jobs):
         klass = self.tmp / "class"
         if not klass.exists():
-            for k, fixture in enumerate(("good", "compile_error", "host_hang", "flat",
-                                         "good")):
+            for k, fixture in enumerate(("good", "compile_error", "host_hang", "flat", "good")):
                 shutil.copytree(HOST / fixture, klass / f"s{k}")
         out = self.tmp / f"jobs{jobs}"
         proc = subprocess.run(
-            [sys.executable, str(GRADING / "grade"), "-q", "--class", "--out", str(out),
-             "--build", str(self.build), "--kit-root", str(FIXTURE_KIT), "--no-gpu-check",
-             "--time-limit", "2", "--jobs", str(jobs), str(klass)],
-            capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                str(GRADING / "grade"),
+                "-q",
+                "--class",
+                "--out",
+                str(out),
+                "--build",
+                str(self.build),
+                "--kit-root",
+                str(FIXTURE_KIT),
+                "--no-gpu-check",
+                "--time-limit",
+                "2",
+                "--jobs",
+                str(jobs),
+                str(klass),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         with open(out / "gradebook.csv", newline="") as f:
             rows = [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(f)]
@@ -284,8 +311,10 @@ class SideBySide(unittest.TestCase):
         # a test that failed on the shared GPU ran again with it alone, and only there
         again = "run again with the GPU alone"
         for jobs, want in ((1, False), (3, True)):
-            said = "".join(p.read_text(errors="replace")
-                           for p in (self.tmp / f"jobs{jobs}" / "s2").rglob("*.log"))
+            said = "".join(
+                p.read_text(errors="replace")
+                for p in (self.tmp / f"jobs{jobs}" / "s2").rglob("*.log")
+            )
             self.assertEqual(again in said, want, jobs)
         self.assertIn("grading 3 submission(s) at once", three_out)
         self.assertEqual(three_out.count("progress: "), 5)
@@ -293,5 +322,11 @@ class SideBySide(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main("check-sharing", "several submissions on one GPU: turns, memory "
-                          "budgets, how many at once, progress (no GPU needed)", globals()))
+    sys.exit(
+        testkit.main(
+            "check-sharing",
+            "several submissions on one GPU: turns, memory "
+            "budgets, how many at once, progress (no GPU needed)",
+            globals(),
+        )
+    )

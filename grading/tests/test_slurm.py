@@ -50,11 +50,13 @@ class Canned:
 
 
 class SlurmOutput(unittest.TestCase):
-    SCONTROL = ("JobId=41 ArrayJobId=40 ArrayTaskId=1 ArrayTaskThrottle=0 JobName=kit-grade "
-                "JobState=TIMEOUT Reason=TimeLimit\n"
-                "JobId=40 ArrayJobId=40 ArrayTaskId=3-5%2 JobState=PENDING Reason=Resources\n"
-                "JobId=42 ArrayJobId=40 ArrayTaskId=0 JobState=COMPLETED Reason=None\n"
-                "JobId=43 ArrayJobId=40 ArrayTaskId=2 JobState=RUNNING Reason=None\n")
+    SCONTROL = (
+        "JobId=41 ArrayJobId=40 ArrayTaskId=1 ArrayTaskThrottle=0 JobName=kit-grade "
+        "JobState=TIMEOUT Reason=TimeLimit\n"
+        "JobId=40 ArrayJobId=40 ArrayTaskId=3-5%2 JobState=PENDING Reason=Resources\n"
+        "JobId=42 ArrayJobId=40 ArrayTaskId=0 JobState=COMPLETED Reason=None\n"
+        "JobId=43 ArrayJobId=40 ArrayTaskId=2 JobState=RUNNING Reason=None\n"
+    )
 
     def test_array_spec(self):
         self.assertEqual(slurm.array_spec([5, 0, 1, 2, 3, 7, 8]), "0-3,5,7-8")
@@ -69,23 +71,42 @@ class SlurmOutput(unittest.TestCase):
             slurm.parse_sbatch("sbatch: error: invalid partition\n")
 
     def test_scontrol_and_squeue(self):
-        self.assertEqual(slurm.parse_scontrol(self.SCONTROL), {
-            0: "COMPLETED", 1: "TIMEOUT", 2: "RUNNING", 3: "PENDING", 4: "PENDING",
-            5: "PENDING"})
-        self.assertEqual(slurm.parse_squeue("40_2 RUNNING\n40_[3-5%2] PENDING\n"),
-                         {2: "RUNNING", 3: "PENDING", 4: "PENDING", 5: "PENDING"})
+        self.assertEqual(
+            slurm.parse_scontrol(self.SCONTROL),
+            {0: "COMPLETED", 1: "TIMEOUT", 2: "RUNNING", 3: "PENDING", 4: "PENDING", 5: "PENDING"},
+        )
+        self.assertEqual(
+            slurm.parse_squeue("40_2 RUNNING\n40_[3-5%2] PENDING\n"),
+            {2: "RUNNING", 3: "PENDING", 4: "PENDING", 5: "PENDING"},
+        )
         # scontrol's ending states win over squeue's COMPLETING.
         run = Canned({"squeue": ("40_1 COMPLETING\n", 0), "scontrol": (self.SCONTROL, 0)})
         self.assertEqual(slurm.task_states("40", run)[1], "TIMEOUT")
         # Slurm has forgotten the job: every task has ended.
-        run = Canned({"squeue": ("", 1, "slurm_load_jobs error: Invalid job id specified\n"),
-                      "scontrol": ("", 1, "slurm_load_jobs error: Invalid job id specified\n")})
+        run = Canned(
+            {
+                "squeue": ("", 1, "slurm_load_jobs error: Invalid job id specified\n"),
+                "scontrol": ("", 1, "slurm_load_jobs error: Invalid job id specified\n"),
+            }
+        )
         self.assertEqual(slurm.task_states("40", run), {})
         # The controller does not answer: nothing is known (never "every task ended").
-        run = Canned({"squeue": ("", 1, "slurm_load_jobs error: Unable to contact slurm "
-                                        "controller (connect failure)\n"),
-                      "scontrol": ("", 1, "slurm_load_jobs error: Unable to contact slurm "
-                                          "controller (connect failure)\n")})
+        run = Canned(
+            {
+                "squeue": (
+                    "",
+                    1,
+                    "slurm_load_jobs error: Unable to contact slurm "
+                    "controller (connect failure)\n",
+                ),
+                "scontrol": (
+                    "",
+                    1,
+                    "slurm_load_jobs error: Unable to contact slurm "
+                    "controller (connect failure)\n",
+                ),
+            }
+        )
         self.assertIsNone(slurm.task_states("40", run))
         self.assertFalse(slurm.all_ended(None, 3))
         self.assertTrue(slurm.all_ended({}, 3))
@@ -97,38 +118,51 @@ class SlurmOutput(unittest.TestCase):
         self.assertEqual(slurm.task_slot({}, 17), 17)
 
     def test_script(self):
-        text = slurm.sbatch_script(["/kit/grading/grade", "--class", "/x/a b"], [0, 1, 3],
-                                   "/out/.slurm/logs/task-%A_%a.log", time_min=12,
-                                   partition="gpu")
+        text = slurm.sbatch_script(
+            ["/kit/grading/grade", "--class", "/x/a b"],
+            [0, 1, 3],
+            "/out/.slurm/logs/task-%A_%a.log",
+            time_min=12,
+            partition="gpu",
+        )
         self.assertIn("#SBATCH --array=0-1,3\n", text)
         self.assertIn("#SBATCH --gres=gpu:1\n", text)
         self.assertIn("#SBATCH --time=12\n", text)
         self.assertIn("#SBATCH --partition=gpu\n", text)
         self.assertNotIn("--account", text)
-        self.assertIn("exec /kit/grading/grade --class '/x/a b' --slurm-task "
-                      '"$SLURM_ARRAY_TASK_ID"', text)
+        self.assertIn(
+            "exec /kit/grading/grade --class '/x/a b' --slurm-task " '"$SLURM_ARRAY_TASK_ID"', text
+        )
         with self.assertRaises(slurm.GraderError):
             slurm.sbatch_script(["x"], [0], "/my out/%a.log")
 
     def test_gradebook_of_ended_tasks(self):
         out = Path(tempfile.mkdtemp(prefix="kit-slurm-unit-"))
         self.addCleanup(shutil.rmtree, out, ignore_errors=True)
-        job = {"job_id": "40", "labs": ["91-hostsum"], "log": "/o/task-%A_%a.log",
-               "students": ["alice", "bob", "carol", "dave"],
-               "entries": [{"name": n, "folder": "/c/" + n, "refused": ""}
-                           for n in ("alice", "bob", "carol", "dave")]
-               + [{"name": "-x", "folder": "/c/-x", "refused": "a name that starts with -"}]}
+        job = {
+            "job_id": "40",
+            "labs": ["91-hostsum"],
+            "log": "/o/task-%A_%a.log",
+            "students": ["alice", "bob", "carol", "dave"],
+            "entries": [
+                {"name": n, "folder": "/c/" + n, "refused": ""}
+                for n in ("alice", "bob", "carol", "dave")
+            ]
+            + [{"name": "-x", "folder": "/c/-x", "refused": "a name that starts with -"}],
+        }
         row = ["alice", "10", "10", "10", "graded", "3", "bwrap", ""]
         slurm.write_row(out, "alice", row)
-        counts = slurm.gradebook(out, job, {0: "COMPLETED", 1: "TIMEOUT", 2: "RUNNING",
-                                            3: "PENDING"}, final=False)
+        counts = slurm.gradebook(
+            out, job, {0: "COMPLETED", 1: "TIMEOUT", 2: "RUNNING", 3: "PENDING"}, final=False
+        )
         self.assertEqual(counts, {"graded": 1, "running": 1, "pending": 1, "failed": 1})
         with open(out / "gradebook.csv") as f:
             by = {r["student"]: r for r in csv.DictReader(f)}
         self.assertEqual(by["alice"]["total"], "10")
         self.assertEqual((by["bob"]["status"], by["bob"]["total"]), ("not graded", ""))
-        self.assertEqual(by["bob"]["notes"],
-                         "not graded: Slurm task 1 TIMEOUT (log: /o/task-40_1.log)")
+        self.assertEqual(
+            by["bob"]["notes"], "not graded: Slurm task 1 TIMEOUT (log: /o/task-40_1.log)"
+        )
         self.assertIn("not graded yet (Slurm task 2 RUNNING)", by["carol"]["notes"])
         self.assertIn("a name that starts with -", by["'-x"]["notes"])
         # The job is forgotten by Slurm: a task without a row has ended without a result.
@@ -167,9 +201,15 @@ def verdicts(path):
 
 
 class OnACluster(unittest.TestCase):
-    STUDENTS = (("alice", "good"), ("bob", "compile_error"), ("erin", "host_hang"),
-                ("=HYPERLINK(1)", "good"), ("frank jr", "flat"), ("-rf", "good"),
-                ("zoe", "good"))
+    STUDENTS = (
+        ("alice", "good"),
+        ("bob", "compile_error"),
+        ("erin", "host_hang"),
+        ("=HYPERLINK(1)", "good"),
+        ("frank jr", "flat"),
+        ("-rf", "good"),
+        ("zoe", "good"),
+    )
 
     @classmethod
     def setUpClass(cls):
@@ -179,10 +219,18 @@ class OnACluster(unittest.TestCase):
         test_grader.BUILD = BUILD
         cls.tmp, cls.build = test_grader.make_fixture_build()
         cls.cluster = cls.tmp / "cluster"
-        cls.env = dict(os.environ, SLURM_CONF=str(cls.cluster / "slurm.conf"),
-                       PATH=os.environ.get("PATH", "") + ":/usr/sbin")
-        proc = subprocess.run(["bash", str(CLUSTER), "start", str(cls.cluster)],
-                              capture_output=True, text=True, timeout=120, env=cls.env)
+        cls.env = dict(
+            os.environ,
+            SLURM_CONF=str(cls.cluster / "slurm.conf"),
+            PATH=os.environ.get("PATH", "") + ":/usr/sbin",
+        )
+        proc = subprocess.run(
+            ["bash", str(CLUSTER), "start", str(cls.cluster)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=cls.env,
+        )
         if proc.returncode != 0:
             cls.tearDownClass()
             raise RuntimeError(f"the test cluster did not start:\n{proc.stdout}{proc.stderr}")
@@ -192,17 +240,34 @@ class OnACluster(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        subprocess.run(["bash", str(CLUSTER), "stop", str(cls.cluster)], timeout=120,
-                       env=cls.env, capture_output=True)
+        subprocess.run(
+            ["bash", str(CLUSTER), "stop", str(cls.cluster)],
+            timeout=120,
+            env=cls.env,
+            capture_output=True,
+        )
         if not os.environ.get("KIT_KEEP_TEST_OUTPUT"):
             shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def grade(self, out, *options):
-        command = [sys.executable, str(GRADING / "grade"), "-q", "--class", "--out", str(out),
-                   "--build", str(self.build), "--kit-root", str(TESTS / "fixture_kit"),
-                   "--no-gpu-check", "--time-limit", "2", *options, str(self.klass)]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120,
-                              env=self.env)
+        command = [
+            sys.executable,
+            str(GRADING / "grade"),
+            "-q",
+            "--class",
+            "--out",
+            str(out),
+            "--build",
+            str(self.build),
+            "--kit-root",
+            str(TESTS / "fixture_kit"),
+            "--no-gpu-check",
+            "--time-limit",
+            "2",
+            *options,
+            str(self.klass),
+        ]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, env=self.env)
 
     def test_several_students_per_task(self):
         # --per-task 4: six students in two tasks (4 and 2), graded side by side in each; the
@@ -219,8 +284,11 @@ class OnACluster(unittest.TestCase):
         self.assertEqual(table(out / "gradebook.csv"), table(local / "gradebook.csv"))
         for name, _ in self.STUDENTS:
             if name != "-rf":
-                self.assertEqual(verdicts(out / name / "results.json"),
-                                 verdicts(local / name / "results.json"), name)
+                self.assertEqual(
+                    verdicts(out / name / "results.json"),
+                    verdicts(local / name / "results.json"),
+                    name,
+                )
         # One student's result deleted: graded again, alone in a task of its own.
         (out / "zoe" / "results.json").unlink()
         proc = self.grade(out, "--slurm", "--per-task", "4")
@@ -235,8 +303,9 @@ class OnACluster(unittest.TestCase):
         if not os.access(test_bridge.SSHD, os.X_OK):
             self.skipTest("no OpenSSH server (tools/deps.sh bridge)")
         env = f"SLURM_CONF={self.env['SLURM_CONF']} PATH={self.env['PATH']}"
-        sshd, port, key, known = test_bridge.start_sshd(self.tmp, self.build, env=env,
-                                                        options="--mode slurm --gres gpu:1")
+        sshd, port, key, known = test_bridge.start_sshd(
+            self.tmp, self.build, env=env, options="--mode slurm --gres gpu:1"
+        )
         try:
             test_bridge.STATE.update(tmp=self.tmp, port=port, key=key, known=known)
             root = test_bridge.container("slurm", HOST / "good")
@@ -245,8 +314,13 @@ class OnACluster(unittest.TestCase):
             sshd.terminate()
             sshd.wait()
         self.assertIsNotNone(data, proc.stdout + proc.stderr)
-        test_bridge.assert_same_grade(self, data, test_bridge.local_results(
-            self.build, HOST / "good", self.tmp / "local-good", env=self.env))
+        test_bridge.assert_same_grade(
+            self,
+            data,
+            test_bridge.local_results(
+                self.build, HOST / "good", self.tmp / "local-good", env=self.env
+            ),
+        )
 
     def test_class_through_slurm(self):
         local, out = self.tmp / "local", self.tmp / "slurm"
@@ -267,35 +341,50 @@ class OnACluster(unittest.TestCase):
         # zoe's task crashes: her folder is gone when it starts (the last task: still pending).
         zoe = students.index("zoe")
         (self.klass / "zoe").rename(self.tmp / "zoe-away")
-        proc = subprocess.run([sys.executable, str(GRADING / "grade"), "--gather", str(out)],
-                              capture_output=True, text=True, timeout=120, env=self.env)
+        proc = subprocess.run(
+            [sys.executable, str(GRADING / "grade"), "--gather", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=self.env,
+        )
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
         self.assertIn("NOT GRADED: 2 submissions", proc.stdout)
         (self.tmp / "zoe-away").rename(self.klass / "zoe")
         by = {r["student"]: r for r in table(out / "gradebook.csv")}
         self.assertEqual((by["zoe"]["status"], by["zoe"]["total"]), ("not graded", ""))
-        self.assertRegex(by["zoe"]["notes"], rf"^not graded: Slurm task {zoe} FAILED "
-                         rf"\(log: .*task-{job}_{zoe}\.log\)$")
+        self.assertRegex(
+            by["zoe"]["notes"],
+            rf"^not graded: Slurm task {zoe} FAILED " rf"\(log: .*task-{job}_{zoe}\.log\)$",
+        )
         log = out / ".slurm" / "logs" / f"task-{job}_{zoe}.log"
         self.assertIn("no gradable submission", log.read_text())
         self.assertEqual((by["erin"]["status"], by["erin"]["total"]), ("not graded", ""))
-        self.assertRegex(by["erin"]["notes"], rf"^not graded: Slurm task {erin} "
-                         rf"(CANCELLED|ENDED \(cancelled\?\)) \(log: .*task-{job}_{erin}\.log\)$")
+        self.assertRegex(
+            by["erin"]["notes"],
+            rf"^not graded: Slurm task {erin} "
+            rf"(CANCELLED|ENDED \(cancelled\?\)) \(log: .*task-{job}_{erin}\.log\)$",
+        )
         self.assertEqual(by["alice"]["total"], "20")
         self.assertTrue((out / "alice" / "results.json").exists())
 
         # The same command again grades erin and zoe alone; the gradebook is the local run's.
-        before = {name: (out / name / "results.json").stat().st_mtime_ns
-                  for name in students if name not in ("erin", "zoe")}
+        before = {
+            name: (out / name / "results.json").stat().st_mtime_ns
+            for name in students
+            if name not in ("erin", "zoe")
+        }
         proc = self.grade(out, "--slurm", "--gres=gpu:1")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("2 tasks", proc.stdout)
         self.assertEqual(table(out / "gradebook.csv"), table(local / "gradebook.csv"))
-        self.assertEqual(before, {name: (out / name / "results.json").stat().st_mtime_ns
-                                  for name in before})
+        self.assertEqual(
+            before, {name: (out / name / "results.json").stat().st_mtime_ns for name in before}
+        )
         for name in students:  # the same verdicts (times differ)
-            self.assertEqual(verdicts(out / name / "results.json"),
-                             verdicts(local / name / "results.json"), name)
+            self.assertEqual(
+                verdicts(out / name / "results.json"), verdicts(local / name / "results.json"), name
+            )
 
         # A results.json deleted: that student alone is graded again.
         (out / "bob" / "results.json").unlink()
@@ -310,7 +399,10 @@ class OnACluster(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.exit(testkit.main(
-        'check-slurm',
-        'class grading through a one-node Slurm cluster (no GPU needed)',
-        globals()))
+    sys.exit(
+        testkit.main(
+            "check-slurm",
+            "class grading through a one-node Slurm cluster (no GPU needed)",
+            globals(),
+        )
+    )

@@ -57,8 +57,10 @@ def run_and_count(label, rest):
     program = unittest.main(module="__main__", argv=[sys.argv[0], "-v", *rest], exit=False)
     result = program.result
     failed = len(result.failures) + len(result.errors)
-    print(f"{label}: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
-          f"failed, {len(result.skipped)} skipped")
+    print(
+        f"{label}: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
+        f"failed, {len(result.skipped)} skipped"
+    )
     return 0 if result.wasSuccessful() else 1
 
 

@@ -99,4 +99,3 @@ cudaError_t sort_tiles(const unsigned int *src_keys, const unsigned int *src_val
 /** TODO 2.4 (mergesort.cu): the sort of n > ::MERGESORT_TILE keys with the buffers @p b. */
 cudaError_t sort_with_buffers(unsigned int *keys, unsigned int *values, size_t n,
                               const sort_buffers *b, cudaStream_t stream);
-

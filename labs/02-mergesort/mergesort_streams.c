@@ -335,8 +335,8 @@ int mergesort_streams_main(int argc, char **argv)
     if (err != cudaSuccess) {
         status = lab_error(err);
     } else {
-        printf("  sort of host memory, copies included: %.3f ms (median of %d), %.1f Mkeys/s\n",
-               ms, opt.reps, ms > 0 ? n / (ms * 1e3) : 0.0);
+        printf("  sort of host memory, copies included: %.3f ms (median of %d), %.1f Mkeys/s\n", ms,
+               opt.reps, ms > 0 ? n / (ms * 1e3) : 0.0);
         if (!opt.check) {
             printf("  check: not asked (add --check)\n");
         } else if (check_result(snapshot, pinned, n, "result")) {

@@ -245,7 +245,7 @@ cudaError_t radix_sort_f32(float *d_keys, unsigned int *d_values, size_t n, int 
  */
 cudaError_t radix_scan_lookback(const unsigned int *d_in, unsigned int *d_out, size_t n);
 
-/* ---- TODO 4.6 (bonus): onesweep radix sort ---------------------------------------------------- */
+/* ---- TODO 4.6 (bonus): onesweep radix sort --------------------------------------------------- */
 
 /**
  * TODO 4.6 (bonus): sorts @p n keys in place, ascending and stable, by the onesweep method:

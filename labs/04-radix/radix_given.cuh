@@ -173,8 +173,7 @@ extern "C" cudaError_t radix_split(const unsigned int *d_keys_in, const unsigned
     }
     work_buffers w;
     CUDA_TRY(alloc_work(&w, 0, 0, n));
-    return split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags,
-                      w.scratch);
+    return split_with(d_keys_in, d_values_in, d_keys_out, d_values_out, n, bit, w.flags, w.scratch);
 }
 
 extern "C" cudaError_t radix_sort_split(unsigned int *d_keys, unsigned int *d_values, size_t n)

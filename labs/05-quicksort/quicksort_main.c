@@ -244,7 +244,8 @@ static int run_bench(int reps, const char *csv_path)
             /* One thread per segment: seconds at 2^24, so only at 2^20. */
             if (n <= ((size_t)1 << 20)) {
                 if (quicksort_seed_baseline) {
-                    seed_err = kit_time_sort(quicksort_seed_baseline, d_input, d_work, n, 1, &seed_ms);
+                    seed_err =
+                        kit_time_sort(quicksort_seed_baseline, d_input, d_work, n, 1, &seed_ms);
                 }
                 simple_err = kit_time_sort(sort_simple, d_input, d_work, n, 1, &simple_ms);
             }

@@ -37,8 +37,8 @@ static void check_squares(size_t n, int start)
     }
     long long got = hostbonus_sum_squares(values, n);
     if (got != want) {
-        KIT_FAIL("hostbonus_sum_squares(n=%zu, start=%d) should be %lld, got %lld", n, start,
-                 want, got);
+        KIT_FAIL("hostbonus_sum_squares(n=%zu, start=%d) should be %lld, got %lld", n, start, want,
+                 got);
     }
     free(values);
 }
