@@ -148,21 +148,24 @@ include grading/grading.mk
 all: $(KIT_TOOLS) $(GRADER_TOOLS) $(BUILD)/test_common $(foreach l,$(LABS),$(call lab_targets,$(l))) \
      $(GRADING_KIT)
 
-# Every step's output also goes to $(BUILD)/check.log; the last line adds up the counts.
+# Every step's output also goes to $(BUILD)/check.log, with its time ("check-time:" lines); the
+# last lines add up the counts and the times.
 check:
 	@mkdir -p $(BUILD); set -o pipefail; \
-	{ $(MAKE) --no-print-directory deps && \
-	  $(MAKE) --no-print-directory check-format && \
-	  $(MAKE) --no-print-directory check-layout && \
-	  $(MAKE) --no-print-directory check-host && \
-	  $(MAKE) --no-print-directory check-skeletons && \
-	  $(MAKE) --no-print-directory docs && \
-	  $(MAKE) --no-print-directory check-grader && \
-	  $(if $(HAVE_SOLUTIONS),$(MAKE) --no-print-directory check-emulate,true) && \
-	  $(MAKE) --no-print-directory check-slurm && \
-	  $(MAKE) --no-print-directory check-handout && \
-	  $(MAKE) --no-print-directory check-gradescope && \
-	  $(MAKE) --no-print-directory check-lab-suites; } 2>&1 | tee $(BUILD)/check.log; \
+	step() { local TIMEFORMAT="check-time: $$1 %0R s (cpu %0U + %0S s)"; \
+	         time $(MAKE) --no-print-directory "$$@"; }; \
+	{ step deps && \
+	  step check-format && \
+	  step check-layout && \
+	  step check-host && \
+	  step check-skeletons && \
+	  step docs && \
+	  step check-grader && \
+	  $(if $(HAVE_SOLUTIONS),step check-emulate,true) && \
+	  step check-slurm && \
+	  step check-handout && \
+	  step check-gradescope && \
+	  step check-lab-suites; } 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; bash tools/check_summary.sh $(BUILD)/check.log; exit $$status
 
 clean:

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -52,11 +53,33 @@ def build_folder(root=ROOT):
     return Path(args.build).resolve(), rest
 
 
+class _TimedResult(unittest.TextTestResult):
+    """unittest's verbose result, which also keeps each test's wall time (the slowest are
+    named at the end: where make check's minutes go)."""
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.times = getattr(self, "times", [])
+        self.times.append((time.monotonic() - self._started, test.id().split(".", 1)[-1]))
+
+
 def run_and_count(label, rest):
     """Runs the calling module's tests (unittest options in rest); returns the exit status."""
-    program = unittest.main(module="__main__", argv=[sys.argv[0], "-v", *rest], exit=False)
+    runner = unittest.TextTestRunner(resultclass=_TimedResult, verbosity=2)
+    program = unittest.main(
+        module="__main__", argv=[sys.argv[0], "-v", *rest], testRunner=runner, exit=False
+    )
     result = program.result
     failed = len(result.failures) + len(result.errors)
+    times = sorted(getattr(result, "times", []), reverse=True)
+    if times:
+        total = sum(seconds for seconds, _ in times)
+        slowest = ", ".join(f"{name} {seconds:.0f} s" for seconds, name in times[:3])
+        print(f"{label}: {total:.0f} s in all; slowest: {slowest}")
     print(
         f"{label}: {result.testsRun - failed - len(result.skipped)} passed, {failed} "
         f"failed, {len(result.skipped)} skipped"
