@@ -262,6 +262,9 @@ def check_device_tests(checks, build, built, name="device_tests"):
                         "%s: the report does not say '%s': %s"
                         % (order, text, done.stderr.strip()[-800:])
                     )
+            notes = done.stderr.count("emulation: note")
+            if note and notes > 1:  # once a variable and launch, however many blocks read it
+                problems.append("%s: %d notes, want 1" % (order, notes))
         if reports == "-":
             about = "results as CUDA defines them in every order and in compare mode"
         else:

@@ -618,6 +618,39 @@ def whole_device_view(ci, tu, source):
     return arch_view(source, function_spans(ci, tu, source, False), False, True)
 
 
+# CUDA's libraries beside the runtime, by the folder or name of their headers: the emulation has
+# none of them, and says so by name rather than with the compiler's "file not found" alone.
+CUDA_LIBRARIES = {
+    "thrust/": "Thrust",
+    "cub/": "CUB",
+    "cuda/": "libcu++ (<cuda/...>)",
+    "cublas": "cuBLAS",
+    "cufft": "cuFFT",
+    "curand": "cuRAND",
+    "cusparse": "cuSPARSE",
+    "cusolver": "cuSOLVER",
+    "nvrtc": "NVRTC",
+    "cudnn": "cuDNN",
+    "nccl": "NCCL",
+    "cuda_fp16": "half precision (cuda_fp16.h)",
+    "cuda_bf16": "bfloat16 (cuda_bf16.h)",
+    "mma.h": "warp matrix functions (mma.h)",
+    "cuda.h": "the driver API (cuda.h)",
+}
+
+
+def missing_library(messages):
+    """The CUDA library whose header a "file not found" message names, or None."""
+    for message in messages:
+        if not message.endswith("file not found"):
+            continue
+        header = message.split("'")[1] if message.count("'") >= 2 else ""
+        for prefix, library in CUDA_LIBRARIES.items():
+            if header.startswith(prefix):
+                return "%s (<%s>)" % (library, header)
+    return None
+
+
 def main():
     if sys.argv[1:] == ["--check"]:  # emulation/configure.sh: is libclang here?
         ci, problem = load_cindex()
@@ -708,6 +741,13 @@ def main():
         for d in viewed.diagnostics:
             if d.severity >= ci.Diagnostic.Warning:
                 print(d.format(), file=sys.stderr)
+        library = missing_library(d.spelling for d in viewed.diagnostics)
+        if library:
+            print(
+                "cu2cpp: %s includes %s, which the emulation does not have: run this program on a "
+                'GPU (emulation/README.md, "Not modelled")' % (args.source, library),
+                file=sys.stderr,
+            )
         print("cu2cpp: %s %s (clang's messages above)" % (args.source, why), file=sys.stderr)
         return 1
     if view is not None:

@@ -147,10 +147,14 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04 /* its older name */
+#define cudaDeviceScheduleMask 0x07
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 
-/* A host function in a stream's order (cudaLaunchHostFunc, cudaStreamAddCallback). */
+/* A host function in a stream's order (cudaLaunchHostFunc, cudaStreamAddCallback); CUDART_CB
+ * is the calling convention CUDA names for them (none on Linux and macOS). */
+#define CUDART_CB
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
@@ -217,13 +221,25 @@ enum cudaFuncAttribute {
     cudaFuncAttributePreferredSharedMemoryCarveout = 9
 };
 
-/** The fields of CUDA's cudaDeviceProp that the kit reads (the emulated device: README.md). */
+/** A device's UUID (cudaDeviceProp::uuid). */
+typedef struct CUuuid_st {
+    char bytes[16];
+} cudaUUID_t;
+
+/** CUDA's cudaDeviceProp: every field of CUDA 13's, and those CUDA 12 had besides (a program
+ * written for either builds); the emulated device's values are set in src/api.cpp (README.md,
+ * "The emulated device"), the others are 0. */
 struct cudaDeviceProp {
     char name[256];
+    cudaUUID_t uuid;
+    char luid[8];
+    unsigned int luidDeviceNodeMask;
+    /* memory and limits */
     size_t totalGlobalMem;
     size_t sharedMemPerBlock;
     int regsPerBlock;
     int warpSize;
+    size_t memPitch;
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
     int maxGridSize[3];
@@ -231,15 +247,92 @@ struct cudaDeviceProp {
     int major;
     int minor;
     int multiProcessorCount;
+    int integrated;
+    int canMapHostMemory;
     int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int tccDriver;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int memoryBusWidth;
     int l2CacheSize;
+    int persistingL2CacheMaxSize;
     int maxThreadsPerMultiProcessor;
+    int streamPrioritiesSupported;
+    int globalL1CacheSupported;
+    int localL1CacheSupported;
     size_t sharedMemPerMultiprocessor;
-    size_t sharedMemPerBlockOptin;
     int regsPerMultiprocessor;
+    int managedMemory;
+    int isMultiGpuBoard;
+    int multiGpuBoardGroupID;
+    int hostNativeAtomicSupported;
     int pageableMemoryAccess;
+    int concurrentManagedAccess;
+    int computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem;
     int cooperativeLaunch;
+    size_t sharedMemPerBlockOptin;
+    int pageableMemoryAccessUsesHostPageTables;
+    int directManagedMemAccessFromHost;
     int maxBlocksPerMultiProcessor;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported;
+    int sparseCudaArraySupported;
+    int hostRegisterReadOnlySupported;
+    int timelineSemaphoreInteropSupported;
+    int memoryPoolsSupported;
+    int gpuDirectRDMASupported;
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    int gpuDirectRDMAWritesOrdering;
+    unsigned int memoryPoolSupportedHandleTypes;
+    int deferredMappingCudaArraySupported;
+    int ipcEventSupported;
+    int clusterLaunch;
+    int unifiedFunctionPointers;
+    int deviceNumaConfig;
+    int deviceNumaId;
+    int mpsEnabled;
+    int hostNumaId;
+    unsigned int gpuPciDeviceID;
+    unsigned int gpuPciSubsystemID;
+    int hostNumaMultinodeIpcSupported;
+    /* textures and surfaces (the emulation has none) */
+    size_t textureAlignment;
+    size_t texturePitchAlignment;
+    size_t surfaceAlignment;
+    int maxTexture1D;
+    int maxTexture1DMipmap;
+    int maxTexture1DLinear;
+    int maxTexture2D[2];
+    int maxTexture2DMipmap[2];
+    int maxTexture2DLinear[3];
+    int maxTexture2DGather[2];
+    int maxTexture3D[3];
+    int maxTexture3DAlt[3];
+    int maxTextureCubemap;
+    int maxTexture1DLayered[2];
+    int maxTexture2DLayered[3];
+    int maxTextureCubemapLayered[2];
+    int maxSurface1D;
+    int maxSurface2D[2];
+    int maxSurface3D[3];
+    int maxSurface1DLayered[2];
+    int maxSurface2DLayered[3];
+    int maxSurfaceCubemap;
+    int maxSurfaceCubemapLayered[2];
+    /* CUDA 12's, which CUDA 13 dropped */
+    int clockRate;
+    int memoryClockRate;
+    int deviceOverlap;
+    int kernelExecTimeoutEnabled;
+    int computeMode;
+    int cooperativeMultiDeviceLaunch;
+    int singleToDoublePrecisionPerfRatio;
 };
 
 struct cudaFuncAttributes {

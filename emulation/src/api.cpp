@@ -138,6 +138,28 @@ static void properties(struct cudaDeviceProp *p)
     p->pageableMemoryAccess = 0;
     p->cooperativeLaunch = 1;
     p->maxBlocksPerMultiProcessor = BLOCKS_PER_SM;
+    /* as an H100/H200's answers, where the emulation behaves the same */
+    p->canMapHostMemory = 1;
+    p->unifiedAddressing = 1;
+    p->managedMemory = 1;
+    p->concurrentManagedAccess = 1;
+    p->asyncEngineCount = 2;
+    p->memPitch = 2147483647;
+    p->textureAlignment = 512;
+    p->texturePitchAlignment = 32;
+    p->surfaceAlignment = 512;
+    p->streamPrioritiesSupported = 1;
+    p->globalL1CacheSupported = 1;
+    p->localL1CacheSupported = 1;
+    p->hostNativeAtomicSupported = 0;
+    p->computePreemptionSupported = 1;
+    p->canUseHostPointerForRegisteredMem = 1;
+    p->hostRegisterSupported = 1;
+    p->reservedSharedMemPerBlock = 1024;
+    p->memoryBusWidth = 5120;
+    p->clockRate = 1000000;       /* kHz: 1 GHz, as clock() and clock64() count nanoseconds here */
+    p->memoryClockRate = 2619000; /* kHz */
+    p->deviceOverlap = 1;
 }
 
 /* ---- memory ---------------------------------------------------------------------------------- */

@@ -14,8 +14,9 @@ namespace kit_emu
 
 /* KIT_EMU_ORDER=compare: runs the launch in each thread order from the same device memory and
  * compares what each leaves there; a difference is a race, reported with the first word that
- * differs. A launch whose atomics changed memory may differ legitimately (who came first), so
- * its orders are not compared. The result kept is the last order's. */
+ * differs. A launch whose atomics changed memory may differ legitimately (who came first), and
+ * one that read the clock (clock(), clock64(): its values differ on a GPU from run to run), so
+ * their orders are not compared. The result kept is the last order's. */
 void run_in_every_order(launch_state &l, unsigned long long blocks)
 {
     static const order_kind orders[] = {ORDER_FORWARD, ORDER_REVERSE, ORDER_RANDOM};
@@ -27,8 +28,9 @@ void run_in_every_order(launch_state &l, unsigned long long blocks)
         }
         thread_order.kind = orders[i];
         l.atomic_writes = 0;
+        l.clock_reads = 0;
         run_grid(l, blocks);
-        if (l.error != cudaSuccess || l.atomic_writes > 0) {
+        if (l.error != cudaSuccess || l.atomic_writes > 0 || l.clock_reads > 0) {
             break;
         }
         std::vector<device_copy> after = device_snapshot();

@@ -96,6 +96,8 @@ static void prepare_launch(launch_state &l, const void *func, const config &c, i
     l.progress = 0;
     l.polls = 0;
     l.atomic_writes = 0;
+    l.clock_reads = 0;
+    l.threads_ended = 0;
     l.blocks_total = l.blocks_started = 0;
     l.resident = 0;
     l.at_activemask = 0;

@@ -120,6 +120,8 @@ struct launch_state {
                                          started, threads preempted */
     unsigned long long polls;         /* __nanosleep, __ldcg, atomics that changed nothing */
     unsigned long long atomic_writes; /* atomics that changed memory */
+    unsigned long long clock_reads;   /* clock() and clock64() in device code */
+    unsigned long long threads_ended; /* the watchdog's sign of a launch that is slow, not stuck */
     unsigned long long blocks_total, blocks_started;
     unsigned resident;      /* blocks that run at once (not cooperative) */
     unsigned at_activemask; /* threads of the launch at an __activemask() */

@@ -278,7 +278,7 @@ struct pending_write {
 static std::vector<pending_write> pending;
 
 /* The variables a note of a read of unwritten shared memory named in this grid (once each). */
-static std::vector<uintptr_t> noted_unwritten;
+static std::vector<std::string> noted_unwritten;
 
 /* The fences each block of the grid made (by its number), kept after it ends: a block that
  * fenced after a write released it (then an atomic tells another block, which may then write
@@ -290,7 +290,9 @@ void race_grid_begins()
     grid_epoch = ++counter;
     pending.clear();
     block_fences.clear();
-    noted_unwritten.clear();
+    if (!thread_order.compare || thread_order.kind == ORDER_FORWARD) {
+        noted_unwritten.clear(); /* (compare mode: once for the launch's three runs) */
+    }
 }
 
 void race_fence()
@@ -494,18 +496,20 @@ KIT_EMU_UNCHECKED static void write_word(const thread_state *t, const race_block
 
 /* A read of shared memory no thread of the block wrote: undefined on a GPU, and harmless when
  * the value is never used (NVIDIA's shfl_scan reads slots of a partial last warp it never fills),
- * so a note, once a variable and grid, and the launch goes on. */
+ * so a note, once a variable and grid (not once a block), and the launch goes on. */
 __attribute__((noinline, cold)) static void unwritten_shared(uintptr_t address, size_t size,
                                                              const void *pc)
 {
+    /* Each block has its own instance of a variable: one note per variable (by its name). */
     auto it = regions().upper_bound(address);
-    uintptr_t start = it == regions().begin() ? address : std::prev(it)->first;
-    for (uintptr_t noted : noted_unwritten) {
-        if (noted == start) {
+    const region *r = it == regions().begin() ? NULL : &std::prev(it)->second;
+    std::string variable = r && r->name ? r->name : "dynamic shared memory";
+    for (const std::string &noted : noted_unwritten) {
+        if (noted == variable) {
             return;
         }
     }
-    noted_unwritten.push_back(start);
+    noted_unwritten.push_back(variable);
     std::string here = place(pc);
     race_note("read of %s%s, which no thread of the block has written: on a GPU it holds "
               "whatever was there before (harmless only if the value is never used: write it, "

@@ -42,6 +42,7 @@ static void fiber_main(void *arg)
     f->blk->live--;
     f->blk->exited++;
     active->progress++;
+    active->threads_ended++;
     fiber_exit(&f->ctx);
 }
 
@@ -71,9 +72,9 @@ static bool run_fiber(fiber *f)
         if (active->escape_reason == ESCAPE_TIMEOUT && f->preempt_depth > 0) {
             /* The scheduler let the others run while it looped, and still nothing ended. */
             report(active,
-                   "the kernel ran for more than KIT_EMU_TIMEOUT=%g s of CPU time; %s was "
-                   "running%s, in a "
-                   "loop that never waits (at a barrier, or polling with __nanosleep or an atomic "
+                   "no thread of the kernel ended in KIT_EMU_TIMEOUT=%g s of CPU time; %s "
+                   "was running%s, in a loop that never waits (at a barrier, or polling with "
+                   "__nanosleep or an atomic "
                    "that changes nothing): the scheduler preempted it again and again to let the "
                    "other threads run, and it still did not end. A spin-wait for something that "
                    "never comes (a block that has not started?), or a loop that never ends?%s",
@@ -82,10 +83,12 @@ static bool run_fiber(fiber *f)
             active->error = cudaErrorLaunchTimeout;
         } else if (active->escape_reason == ESCAPE_TIMEOUT) {
             report(active,
-                   "the kernel ran for more than KIT_EMU_TIMEOUT=%g s of CPU time; %s was "
-                   "running%s and "
-                   "had not waited since (at a barrier, or polling with __nanosleep or an atomic "
-                   "that changes nothing): a loop that never ends?",
+                   "no thread of the kernel ended in KIT_EMU_TIMEOUT=%g s of CPU time; %s "
+                   "was running%s and had not waited since (at a barrier, or polling with "
+                   "__nanosleep or an atomic "
+                   "that changes nothing): a loop that never ends? (A kernel that is only slow "
+                   "ends threads as it goes; one long loop in one thread may need a larger "
+                   "KIT_EMU_TIMEOUT.)",
                    settings.timeout_s, thread_name(f).c_str(), place.c_str());
             active->error = cudaErrorLaunchTimeout;
         } else {
@@ -188,7 +191,7 @@ bool run_blocks(std::vector<block *> &set, order_random &order_rng, block_feed *
             return false;
         }
         if (watchdog_fired) {
-            report(active, "the kernel ran for more than KIT_EMU_TIMEOUT=%g s of CPU time:%s",
+            report(active, "no thread of the kernel ended in KIT_EMU_TIMEOUT=%g s of CPU time:%s",
                    settings.timeout_s, running_states().c_str());
             active->error = cudaErrorLaunchTimeout;
             return false;

@@ -69,8 +69,10 @@ long long clock64_now()
 
 static const long TICK_US = 1000, FAST_TICK_US = 250;
 static volatile long tick_us = 0; /* the tick now, 0 when none */
-/* When the watchdog fires (cpu_now() nanoseconds), 0 when no launch runs. */
+/* When the watchdog fires (cpu_now() nanoseconds), 0 when no launch runs, and the launch's
+ * threads_ended when it was set. */
 static volatile long long watchdog_deadline = 0;
+static volatile unsigned long long watchdog_threads_ended = 0;
 /* The program's own machine code: where a thread may be preempted. */
 static uintptr_t program_text_start = 0, program_text_end = 0;
 
@@ -212,7 +214,16 @@ static void on_signal(int sig, siginfo_t *info, void *context)
         if (watchdog_deadline == 0) {
             return; /* a tick after the launch, or after the watchdog fired */
         }
-        if (cpu_now() < watchdog_deadline) {
+        long long now = cpu_now();
+        if (now < watchdog_deadline) {
+            preempt(context);
+            return;
+        }
+        if (active && active->threads_ended != watchdog_threads_ended) {
+            /* Slow, not stuck: a thread of the launch ended since the deadline was set. The
+             * watchdog stops a launch in which none has for KIT_EMU_TIMEOUT seconds. */
+            watchdog_threads_ended = active->threads_ended;
+            watchdog_deadline = now + (long long)(settings.timeout_s * 1e9);
             preempt(context);
             return;
         }
@@ -296,6 +307,7 @@ void watchdog(double seconds)
 {
     watchdog_fired = 0;
     if (seconds > 0) {
+        watchdog_threads_ended = active ? active->threads_ended : 0;
         watchdog_deadline = cpu_now() + (long long)(seconds * 1e9);
         set_tick(TICK_US);
     } else {
@@ -386,7 +398,22 @@ std::string code_place_of(const void *pc)
 
 } // namespace kit_emu
 
+/* Device code's clock64() and clock(): nanoseconds of the monotonic clock (cudaDeviceProp's
+ * clockRate says 1 GHz), counted for compare mode. clock() is C's own outside a launch: this
+ * definition comes before the C library's in the program, and hands host code's calls to it. */
 long long clock64(void)
 {
+    if (kit_emu::active) {
+        kit_emu::active->clock_reads++;
+    }
     return kit_emu::clock64_now();
+}
+
+extern "C" clock_t clock(void)
+{
+    if (kit_emu::active && kit_emu::active->running) {
+        return (clock_t)clock64();
+    }
+    static clock_t (*c_library_clock)(void) = (clock_t(*)(void))dlsym(RTLD_NEXT, "clock");
+    return c_library_clock ? c_library_clock() : (clock_t)-1;
 }

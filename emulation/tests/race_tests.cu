@@ -70,7 +70,7 @@ static int test_missing_barrier(void)
     return launched();
 }
 
-/* Half the block fills the tile, the whole block reads it. */
+/* Half of each block fills its tile, the whole block reads it (in four blocks: one note). */
 __global__ void unwritten_shared_kernel(unsigned *out)
 {
     __shared__ unsigned tile[64];
@@ -78,12 +78,12 @@ __global__ void unwritten_shared_kernel(unsigned *out)
         tile[threadIdx.x] = threadIdx.x;
     }
     __syncthreads();
-    out[threadIdx.x] = tile[threadIdx.x]; /* LINE:unwritten_shared */
+    out[blockIdx.x * 64 + threadIdx.x] = tile[threadIdx.x]; /* LINE:unwritten_shared */
 }
 
 static int test_unwritten_shared(void)
 {
-    unwritten_shared_kernel<<<1, 64>>>(d_out);
+    unwritten_shared_kernel<<<4, 64>>>(d_out);
     return launched();
 }
 
