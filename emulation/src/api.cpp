@@ -1130,6 +1130,18 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 
 /* A host function in a stream's order: it runs when the work issued before it is done (a
  * created stream's queue reaches it; the legacy stream runs it now). */
+/* A host function is how a program learns, without waiting, that a stream got somewhere (it sets
+ * a flag the program polls, or signals another host thread): its stream runs up to it when it is
+ * issued, as a GPU that is ahead may, so that such a program never waits for ever for work that
+ * only a synchronization would run here. */
+static void run_to_host_function(cudaStream_t stream)
+{
+    stream_record *r = created(stream);
+    if (r && !current_thread) {
+        drain(r);
+    }
+}
+
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
 {
     if (!fn) {
@@ -1139,6 +1151,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
         return answer(cudaErrorInvalidResourceHandle);
     }
     issue_work(stream, [fn, data] { fn(data); });
+    run_to_host_function(stream);
     return answer(cudaSuccess);
 }
 
@@ -1152,6 +1165,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
         return answer(cudaErrorInvalidResourceHandle);
     }
     issue_work(stream, [callback, stream, data] { callback(stream, sticky, data); });
+    run_to_host_function(stream);
     return answer(cudaSuccess);
 }
 

@@ -276,13 +276,17 @@ void install_signals()
 #if KIT_EMU_ASAN
     __asan_set_death_callback(on_asan_death);
 #endif
-    /* The handlers run on a stack of their own: a fiber that overflowed its stack has none. */
+    /* The handlers run on a stack of their own: a fiber that overflowed its stack has none. One
+     * the thread has already (AddressSanitizer gives each thread one, and frees it when the
+     * thread ends: a program's first launch may come from a thread of its own) is kept. */
     static char alternate[64 * 1024];
-    stack_t ss;
-    ss.ss_sp = alternate;
-    ss.ss_size = sizeof alternate;
-    ss.ss_flags = 0;
-    sigaltstack(&ss, NULL);
+    stack_t ss, now;
+    if (sigaltstack(NULL, &now) != 0 || (now.ss_flags & SS_DISABLE)) {
+        ss.ss_sp = alternate;
+        ss.ss_size = sizeof alternate;
+        ss.ss_flags = 0;
+        sigaltstack(&ss, NULL);
+    }
 #if KIT_EMU_CAN_PREEMPT
     dl_iterate_phdr(find_program_text, NULL);
 #endif
