@@ -9,6 +9,6 @@ awk '
         split(substr($0, RSTART), f, /[ ,]+/)
         passed += f[1]; failed += f[3]; skipped += f[5]
     }
-    END { if (times != "") printf "check: time by step\n%s  %-18s %5d s\n", times, "total", total
+    END { if (times != "") printf "check: time by step\n%s  %-18s %5d s (steps of the two lanes overlap)\n", times, "sum", total
           printf "check: %d passed, %d failed, %d skipped\n", passed, failed, skipped }
 ' "$1"
