@@ -108,7 +108,9 @@ check-slurm: all
 	python3 grading/tests/test_slurm.py --build $(BUILD)
 
 # Gradescope's autograder zip (instructors' kit only: grading/gradescope/ is not in the
-# student package); check-gradescope unpacks it into a fresh folder and tries it.
+# student package); check-gradescope makes a zip of its own (build/gradescope-check/, without
+# the course's settings: an instructor's configured zip is never written over), unpacks it into
+# a fresh folder and tries it.
 gradescope:
 	@python3 grading/gradescope/make_autograder.py $(BUILD)
 
@@ -122,7 +124,8 @@ gradescope-check:
 # as root with a forced command; tools/deps.sh bridge installs OpenSSH's server).
 check-gradescope:
 	@if [ ! -d grading/gradescope ]; then echo "check-gradescope: not in a student package"; exit 0; fi; \
-	$(MAKE) --no-print-directory gradescope && python3 grading/gradescope/check_autograder.py $(BUILD) && \
+	env -u GRADESCOPE_CONFIG python3 grading/gradescope/make_autograder.py $(BUILD) $(BUILD)/gradescope-check && \
+	python3 grading/gradescope/check_autograder.py $(BUILD) && \
 	if [ "$$(id -u)" -ne 0 ]; then echo "check-bridge: SKIPPED (not root: the test sshd logs in as root)"; \
 	elif ! bash tools/deps.sh bridge; then echo "check-bridge: SKIPPED (no OpenSSH server, and apt-get could not install it)"; \
 	else python3 grading/tests/test_bridge.py --build $(BUILD); fi

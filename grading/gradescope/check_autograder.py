@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""make check's proof that build/gradescope/autograder.zip works, without a GPU: it unpacks
+"""make check's proof that the autograder zip works (a zip of its own,
+build/gradescope-check/autograder.zip, made without the course's settings: the course's
+build/gradescope/autograder.zip is never written over), without a GPU: it unpacks
 the zip into a fake /autograder tree under a temporary folder (AUTOGRADER_ROOT points the
 scripts there), runs setup.sh (make deps, make; KIT_CHECK_ARCH, default sm_90, for speed),
 puts the skeletons of every lab in submission/, runs run_autograder, and checks the
@@ -74,8 +76,8 @@ def spec_problems(data):
 
 def main():
     build = Path(sys.argv[1]).resolve()
-    archive = build / "gradescope" / "autograder.zip"
-    if not check(archive.is_file(), f"{archive} exists (make gradescope)"):
+    archive = build / "gradescope-check" / "autograder.zip"
+    if not check(archive.is_file(), f"{archive} exists (make check-gradescope writes it)"):
         return 1
     tmp = Path(tempfile.mkdtemp(prefix="kit-gradescope-check-"))
     os.chmod(tmp, 0o755)

@@ -12,7 +12,9 @@ The course's settings (gradescope.conf.example: the GPU host of the bridge, its 
 host key, the sandbox, the architecture) go in config/ when GRADESCOPE_CONFIG names the file:
 the file itself, and the files it names beside it.
 
-usage: [GRADESCOPE_CONFIG=FILE] grading/gradescope/make_autograder.py BUILD_DIR
+usage: [GRADESCOPE_CONFIG=FILE] grading/gradescope/make_autograder.py BUILD_DIR [FOLDER]
+(FOLDER: where autograder.zip goes, BUILD_DIR/gradescope by default; make check writes its own
+test zip in BUILD_DIR/gradescope-check, never over the course's)
 """
 import os
 import subprocess
@@ -70,7 +72,7 @@ def config_files(conf):
 
 def main():
     root = HERE.parent.parent
-    out = Path(sys.argv[1]) / "gradescope"
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(sys.argv[1]) / "gradescope"
     out.mkdir(parents=True, exist_ok=True)
     target = out / "autograder.zip"
     files = kit_files(root)
@@ -92,7 +94,11 @@ def main():
             if conf
             else ", no course settings: GRADESCOPE_CONFIG=FILE adds them"
         )
-        + "): upload it as the assignment's autograder (docs/instructor.md)"
+        + (
+            "): make check's own test zip (the one to upload is make gradescope's)"
+            if len(sys.argv) > 2
+            else "): upload it as the assignment's autograder (docs/instructor.md)"
+        )
     )
 
 
