@@ -80,7 +80,7 @@ LDLIBS := -lm
 .PHONY: all help clean check deps grade docs check-host check-lab-suites check-skeletons \
         check-layout check-format format check-quick check-grader check-slurm check-handout check-gradescope skeletons \
         gpu-check bench-report handout gradescope gradescope-check docs-images docs-performance emulate \
-        emulate-parts check-emulate check-emulate-configs bench-emulate ptxas FORCE
+        emulate-parts emulate-driver check-emulate check-emulate-configs bench-emulate ptxas FORCE
 .DEFAULT_GOAL := all
 
 # Grouped by who runs a target. The student package (no solutions/) lists the students' only.
@@ -99,6 +99,8 @@ help:
 	@echo "  make ptxas LAB=03     each kernel of your lab file: registers, spills, shared memory (ptxas -v)"
 	@echo "  make emulate          without a GPU: your labs' [emulate] tests on the CPU emulation, every"
 	@echo "                        thread order (feedback, no points; emulation/README.md)"
+	@echo "  make emulate-driver LAB=01 ARGS=\"-n 1000 --check\"   without a GPU: your lab's driver on the"
+	@echo "                        emulation, on an input you pick (--check, --trace; no --bench)"
 	@echo "  make docs             the handouts and the API as a site: $(BUILD)/docs/html/index.html"
 	@echo "  make deps             install CUnit, bubblewrap, Doxygen, Graphviz, MathJax, gnuplot, libclang,"
 	@echo "                        Boost.Context (apt, as root: tools/deps.sh says what each is for)"

@@ -30,6 +30,8 @@ For each lab, with no GPU and no CUDA Toolkit:
   7. the one list of the CUDA a lab may use (grading/kitgrader/allowlist.py, coverage.py): every
      runtime call on it is defined here, every device call on it builds and runs, and the
      handouts name only what it has;
+  8. each lab's driver, built with the reference (make emulate-driver), sorts and checks an
+     input of its command line, and its --bench says it needs a GPU;
 then it prints the emulation's cost: a fiber switch, emulated threads per second, and the time
 of the lab's emulated suite in every order.
 Everything is built first, by one make; then the labs (and the device tests) are checked side
@@ -287,6 +289,42 @@ def corpus_programs():
     if not os.path.isdir(CORPUS):
         return []
     return sorted(name[:-3] for name in os.listdir(CORPUS) if name.endswith(".cu"))
+
+
+def check_drivers(checks, drivers, built):
+    """make emulate-driver: each lab's driver, built with the reference on the emulation, sorts
+    an input of the command line and checks it; --bench, which needs CUB and a GPU, stops with a
+    sentence that says so."""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    for lab, binary in sorted(drivers.items()):
+        name = "driver %s (make emulate-driver)" % lab
+        if not checks.check("%s builds" % name, built.get(lab, False)):
+            continue
+        runs = {}
+        for what, arguments in (("sort", ["-n", "3000", "--check"]), ("bench", ["--bench"])):
+            try:
+                runs[what] = subprocess.run(
+                    [binary] + arguments,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    universal_newlines=True,
+                    errors="replace",
+                    timeout=120,
+                )
+            except subprocess.TimeoutExpired:
+                runs[what] = subprocess.CompletedProcess(binary, -1, "no answer in 120 s")
+        sort, bench = runs["sort"], runs["bench"]
+        checks.check(
+            "%s: -n 3000 --check sorts and checks" % name,
+            sort.returncode == 0 and "check: OK" in sort.stdout,
+            "exit %d: %s" % (sort.returncode, sort.stdout.strip()[-400:]),
+        )
+        checks.check(
+            "%s: --bench says it needs a GPU" % name,
+            bench.returncode != 0 and "needs a GPU" in bench.stdout,
+            "exit %d: %s" % (bench.returncode, bench.stdout.strip()[-400:]),
+        )
 
 
 def check_corpus(checks, build, built):
@@ -882,10 +920,15 @@ def main():
     }
     grader_env = os.path.join(build, "emulate", "grader.env")  # the grader's, without a GPU
     corpus = {name: os.path.join(build, "emulate", "corpus", name) for name in corpus_programs()}
+    drivers = {
+        lab: os.path.join(build, "emulate", "solution", "bin", lab.split("-", 1)[1])
+        for lab in args.labs
+    }
     if make(
         build,
         ["-j%d" % jobs, device_tests, race_tests, grader_env]
         + list(corpus.values())
+        + list(drivers.values())
         + list(probes.values())
         + [t for plan in plans for t in plan[2]],
         quiet=True,
@@ -894,12 +937,14 @@ def main():
         built["device tests"] = built["race tests"] = True
         built_corpus = {name: True for name in corpus}
         built_probes = {name: True for name in probes}
+        built_drivers = {lab: True for lab in drivers}
     else:  # each again, alone, to say which failed and why
         built = {plan[0]: make(build, plan[2]) for plan in plans}
         built["device tests"] = make(build, [device_tests])
         built["race tests"] = make(build, [race_tests])
         built_corpus = {name: make(build, [target]) for name, target in corpus.items()}
         built_probes = {name: make(build, [target]) for name, target in probes.items()}
+        built_drivers = {lab: make(build, [target]) for lab, target in drivers.items()}
 
     output = ThreadOutput(sys.stdout)
     sys.stdout = output
@@ -925,6 +970,7 @@ def main():
         if "01-oddeven" in args.labs:
             done.append(pool.submit(checked, check_grader_without_gpu, checks, build))
         done.append(pool.submit(checked, check_freshness, checks, build))
+        done.append(pool.submit(checked, check_drivers, checks, drivers, built_drivers))
         for future in done:
             output.real.write(future.result())
             output.real.flush()

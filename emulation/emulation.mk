@@ -7,6 +7,8 @@
 #                                runs the reference instead of your file)
 #   make check-emulate [LAB=NN]  the emulation's own acceptance: the solution passes in every
 #                                order, the skeleton fails cleanly, planted faults are reported
+#   make emulate-driver LAB=NN ARGS="..."   the lab's driver (labs/NN-name/name_main.c) with
+#                                your file on the emulation: an input you pick, --check, --trace
 #   make bench-emulate           the cost of a fiber switch, emulated GPU threads per second
 #   make check-emulate-configs   Lab 01's [emulate] suite with gcc, clang, no Boost, PyPI's libclang
 #
@@ -134,6 +136,13 @@ $(EMU_BUILD)/%/test_$(call lab_id,$(1)): $(EMU_BUILD)/obj/tests/runner.o \
         $(EMU_BUILD)/%/obj/$(1).o $(EMU_KIT_LIB) $(EMU_RUNTIME_OBJ)
 	$$(EMU_LINK)
 
+# The lab's driver: its C files (name_main.c, and Lab 02's streams driver) with the lab's object;
+# the benchmark's baselines are the emulation's (src/baselines.cpp: none, said once).
+$(EMU_BUILD)/%/bin/$(call lab_name,$(1)): $(patsubst %.c,$(EMU_BUILD)/obj/%.o,$(wildcard labs/$(1)/*.c)) \
+        $(EMU_BUILD)/%/obj/$(1).o $(EMU_KIT_LIB) $(EMU_RUNTIME_OBJ)
+	@mkdir -p $$(@D)
+	$$(EMU_LINK)
+
 .PRECIOUS: $(foreach f,$(call emu_files,$(1)),$(EMU_BUILD)/%/src/$(1)/$(f) \
              $(EMU_BUILD)/%/orig/$(1)/$(f)) $(EMU_BUILD)/%/obj/$(1).o
 endef
@@ -146,6 +155,14 @@ emulate:
 	$(EMU_CONFIGURE)
 	@$(MAKE) --no-print-directory $(call emu_tests,$(EMU_VARIANT))
 	@$(EMU_PYTHON) emulation/run_emulated.py --orders $(EMU_ORDERS) $(call emu_tests,$(EMU_VARIANT))
+
+# A lab's driver on the emulation, with the arguments of ARGS: the student's own run of their
+# code on an input they pick (issue 43), where `make emulate` runs the tests.
+emulate-driver:
+	@$(if $(filter 1,$(words $(EMU_LABS))),,echo "emulate-driver: name one lab, as in: make emulate-driver LAB=01 ARGS=\"-n 1000 --check\""; exit 2)
+	$(EMU_CONFIGURE)
+	@$(MAKE) --no-print-directory $(EMU_BUILD)/$(EMU_VARIANT)/bin/$(call lab_name,$(EMU_LABS))
+	@ASAN_OPTIONS=detect_leaks=0:$$ASAN_OPTIONS $(EMU_BUILD)/$(EMU_VARIANT)/bin/$(call lab_name,$(EMU_LABS)) $(ARGS)
 
 check-emulate:
 	@$(if $(EMU_LABS),,echo "check-emulate: the emulation runs $(EMU_SUPPORTED) so far, not $(LABS)"; exit 2)

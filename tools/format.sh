@@ -30,7 +30,7 @@ pyflakes=$(command -v pyflakes3 || command -v pyflakes)
 # The files, from git where there is a clone, else from the folders (a copy without .git).
 list() {
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git ls-files -- "$@"
+        git ls-files --cached --others --exclude-standard -- "$@"
     else
         for pattern in "$@"; do find . -path "./build*" -prune -o -name "$pattern" -print; done |
             sed 's|^\./||'
