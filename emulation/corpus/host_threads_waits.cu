@@ -1,8 +1,9 @@
 /*
  * A host that waits by its own means, as simpleCallback does: a stream's callback sets a flag the
- * host polls with no CUDA call between (a GPU runs the stream meanwhile), and the program's first
- * launch comes from a thread of its own (std::thread), which then ends. Exit 0 when every result
- * is right.
+ * host polls with no CUDA call between (a GPU runs the stream meanwhile); the program's first
+ * launch comes from a thread of its own (std::thread), which then ends; and host threads launch
+ * into streams of their own at the same time, each then freeing what it used. Exit 0 when every
+ * result is right.
  */
 #include <atomic>
 #include <chrono>
@@ -76,6 +77,39 @@ int main(void)
         failures++;
     }
     CHECK(cudaStreamDestroy(stream));
+
+    /* four host threads at once, each 20 launches of 4 x 32 threads into a stream of its own */
+    cudaError_t results[4];
+    std::thread workers[4];
+    for (int w = 0; w < 4; w++) {
+        workers[w] = std::thread([&results, count, w] {
+            cudaStream_t own;
+            int *scratch = NULL;
+            results[w] = cudaStreamCreate(&own);
+            for (int i = 0; i < 20 && results[w] == cudaSuccess; i++) {
+                count_threads<<<4, 32, 0, own>>>(count);
+                results[w] = cudaGetLastError();
+            }
+            if (results[w] == cudaSuccess) {
+                results[w] = cudaMalloc(&scratch, 1024);
+            }
+            if (results[w] == cudaSuccess) {
+                results[w] = cudaStreamSynchronize(own);
+            }
+            cudaFree(scratch);
+            cudaStreamDestroy(own);
+        });
+    }
+    for (int w = 0; w < 4; w++) {
+        workers[w].join();
+        CHECK(results[w]);
+    }
+    CHECK(cudaMemcpy(&host, count, sizeof host, cudaMemcpyDeviceToHost));
+    if (host != 256 + 4 * 20 * 128) {
+        printf("after four host threads' launches: %d threads counted, want %d\n", host,
+               256 + 4 * 20 * 128);
+        failures++;
+    }
     CHECK(cudaFree(count));
     printf("%s\n", failures == 0 ? "PASS" : "FAIL");
     return failures == 0 ? 0 : 1;

@@ -104,8 +104,9 @@ struct thread_state {
     const void *race_last_pc[2];
 };
 
-/** The running GPU thread, or NULL while host code runs. */
-extern thread_state *current_thread;
+/** The running GPU thread, or NULL while host code runs: one per host thread (a program may
+ * run host code on one thread while another's kernel runs; api.cpp's host_call). */
+extern thread_local thread_state *current_thread;
 
 /**
  * Marks a stretch of device-side code that must not be interrupted by the scheduler's

@@ -21,10 +21,33 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 
 namespace kit_emu
 {
+
+/* ---- host threads ---------------------------------------------------------------------------- */
+
+static std::recursive_mutex &host_mutex()
+{
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+
+host_call::host_call() : locked(current_thread == NULL)
+{
+    if (locked) {
+        host_mutex().lock();
+    }
+}
+
+host_call::~host_call()
+{
+    if (locked) {
+        host_mutex().unlock();
+    }
+}
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
@@ -514,6 +537,7 @@ extern "C" {
  * parallelism) that failed. */
 cudaError_t cudaGetLastError(void)
 {
+    KIT_EMU_HOST_CALL;
     if (current_thread) {
         cudaError_t err = current_thread->last_error;
         current_thread->last_error = cudaSuccess;
@@ -529,6 +553,7 @@ cudaError_t cudaGetLastError(void)
 
 cudaError_t cudaPeekAtLastError(void)
 {
+    KIT_EMU_HOST_CALL;
     if (current_thread) {
         return current_thread->last_error;
     }
@@ -537,6 +562,7 @@ cudaError_t cudaPeekAtLastError(void)
 
 const char *cudaGetErrorName(cudaError_t error)
 {
+    KIT_EMU_HOST_CALL;
     switch (error) {
 #define NAME(e)                                                                                    \
     case e:                                                                                        \
@@ -577,6 +603,7 @@ const char *cudaGetErrorName(cudaError_t error)
 
 const char *cudaGetErrorString(cudaError_t error)
 {
+    KIT_EMU_HOST_CALL;
     switch (error) {
     case cudaSuccess:
         return "no error";
@@ -643,6 +670,7 @@ const char *cudaGetErrorString(cudaError_t error)
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    KIT_EMU_HOST_CALL;
     if (!count) {
         return answer(cudaErrorInvalidValue);
     }
@@ -652,6 +680,7 @@ cudaError_t cudaGetDeviceCount(int *count)
 
 cudaError_t cudaGetDevice(int *device)
 {
+    KIT_EMU_HOST_CALL;
     if (!device) {
         return answer(cudaErrorInvalidValue);
     }
@@ -661,11 +690,13 @@ cudaError_t cudaGetDevice(int *device)
 
 cudaError_t cudaSetDevice(int device)
 {
+    KIT_EMU_HOST_CALL;
     return answer(device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
+    KIT_EMU_HOST_CALL;
     if (!prop || device != 0) {
         return answer(!prop ? cudaErrorInvalidValue : cudaErrorInvalidDevice);
     }
@@ -676,11 +707,13 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 /* The name CUDA 12's headers give cudaGetDeviceProperties in a program's imports. */
 cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
 {
+    KIT_EMU_HOST_CALL;
     return cudaGetDeviceProperties(prop, device);
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
+    KIT_EMU_HOST_CALL;
     if (!value || device != 0) {
         return answer(!value ? cudaErrorInvalidValue : cudaErrorInvalidDevice);
     }
@@ -759,6 +792,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 
 cudaError_t cudaDriverGetVersion(int *version)
 {
+    KIT_EMU_HOST_CALL;
     if (!version) {
         return answer(cudaErrorInvalidValue);
     }
@@ -768,11 +802,13 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 cudaError_t cudaRuntimeGetVersion(int *version)
 {
+    KIT_EMU_HOST_CALL;
     return cudaDriverGetVersion(version);
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
+    KIT_EMU_HOST_CALL;
     if (current_thread) {
         fault(cudaErrorLaunchFailure, "(a call of cudaDeviceSynchronize)", 0,
               "cudaDeviceSynchronize() in device code: CUDA 12 removed it (nvcc refuses it): a "
@@ -785,6 +821,7 @@ cudaError_t cudaDeviceSynchronize(void)
 
 cudaError_t cudaDeviceReset(void)
 {
+    KIT_EMU_HOST_CALL;
     for (stream_record *s : stream_list) {
         s->ops.clear(); /* the work still queued is dropped, as a reset does */
     }
@@ -800,6 +837,7 @@ cudaError_t cudaDeviceReset(void)
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
+    KIT_EMU_HOST_CALL;
     if ((int)limit < 0 || (int)limit > 6) {
         return answer(cudaErrorInvalidValue);
     }
@@ -812,6 +850,7 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 
 cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 {
+    KIT_EMU_HOST_CALL;
     if (!value || (int)limit < 0 || (int)limit > 6) {
         return answer(cudaErrorInvalidValue);
     }
@@ -823,6 +862,7 @@ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
 
 cudaError_t cudaMalloc(void **ptr, size_t size)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr) {
         return answer(cudaErrorInvalidValue);
     }
@@ -847,6 +887,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
 
 cudaError_t cudaFree(void *ptr)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr) {
         return answer(cudaSuccess);
     }
@@ -865,6 +906,7 @@ cudaError_t cudaFree(void *ptr)
 
 cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) {
         return answer(cudaErrorInvalidValue);
     }
@@ -880,6 +922,7 @@ static const size_t PITCH_ALIGNMENT = 512;
 
 cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr || !pitch) {
         return answer(cudaErrorInvalidValue);
     }
@@ -889,6 +932,7 @@ cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t heig
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr) {
         return answer(cudaErrorInvalidValue);
     }
@@ -903,6 +947,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
 
 cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (flags &
         ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined)) {
         return answer(cudaErrorInvalidValue);
@@ -912,6 +957,7 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
 
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr || size == 0 ||
         (flags & ~(unsigned)(cudaHostRegisterPortable | cudaHostRegisterMapped |
                              cudaHostRegisterIoMemory | cudaHostRegisterReadOnly))) {
@@ -926,6 +972,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 
 cudaError_t cudaHostUnregister(void *ptr)
 {
+    KIT_EMU_HOST_CALL;
     auto it = pinned.find((const char *)ptr);
     if (!ptr || it == pinned.end() || host_allocations.count(ptr)) {
         return answer(cudaErrorHostMemoryNotRegistered);
@@ -937,6 +984,7 @@ cudaError_t cudaHostUnregister(void *ptr)
 
 cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (!device || flags != 0 || !in_map(pinned, host, 1)) {
         return answer(cudaErrorInvalidValue);
     }
@@ -948,12 +996,14 @@ static unsigned device_flags = 0;
 
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     device_flags = flags;
     return answer(cudaSuccess);
 }
 
 cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
+    KIT_EMU_HOST_CALL;
     if (!flags) {
         return answer(cudaErrorInvalidValue);
     }
@@ -963,6 +1013,7 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 
 cudaError_t cudaFreeHost(void *ptr)
 {
+    KIT_EMU_HOST_CALL;
     if (!ptr) {
         return answer(cudaSuccess);
     }
@@ -978,6 +1029,7 @@ cudaError_t cudaFreeHost(void *ptr)
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
+    KIT_EMU_HOST_CALL;
     if (!free_bytes || !total_bytes) {
         return answer(cudaErrorInvalidValue);
     }
@@ -988,6 +1040,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
+    KIT_EMU_HOST_CALL;
     return copy(dst, src, count, kind, NULL, "cudaMemcpy");
 }
 
@@ -1012,6 +1065,7 @@ static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spi
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                          size_t height, enum cudaMemcpyKind kind)
 {
+    KIT_EMU_HOST_CALL;
     return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, "cudaMemcpy2D");
 }
 
@@ -1019,6 +1073,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               size_t width, size_t height, enum cudaMemcpyKind kind,
                               cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1027,6 +1082,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 
 cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height)
 {
+    KIT_EMU_HOST_CALL;
     if (width > pitch && height > 1) { /* (one row needs no pitch: a GPU fills it) */
         return answer(cudaErrorInvalidValue);
     }
@@ -1042,6 +1098,7 @@ cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1050,11 +1107,13 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
 
 cudaError_t cudaMemset(void *ptr, int value, size_t count)
 {
+    KIT_EMU_HOST_CALL;
     return fill(ptr, value, count, NULL, "cudaMemset");
 }
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1065,11 +1124,13 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
+    KIT_EMU_HOST_CALL;
     return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (current_thread) { /* device code (dynamic parallelism): a stream of its tree */
         preempt_guard guard;
         cudaError_t err = device_stream_create(stream, flags, "device code", 0);
@@ -1089,6 +1150,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (current_thread) { /* device code: the work launched into it still runs */
         return device_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
     }
@@ -1104,6 +1166,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (!stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1113,12 +1176,14 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     /* Done, once the emulation has run it: a loop that polls until then ends. */
     return cudaStreamSynchronize(stream);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     (void)flags;
     if (!stream_valid(stream) || !events.count(event)) {
         return answer(cudaErrorInvalidResourceHandle);
@@ -1144,6 +1209,7 @@ static void run_to_host_function(cudaStream_t stream)
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
 {
+    KIT_EMU_HOST_CALL;
     if (!fn) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1158,6 +1224,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *data,
                                   unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (!callback || flags != 0) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1173,11 +1240,13 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
+    KIT_EMU_HOST_CALL;
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     if (!event) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1189,6 +1258,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     if (!events.count(event) || !stream_valid(stream)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1200,6 +1270,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
+    KIT_EMU_HOST_CALL;
     if (!events.count(event)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1211,12 +1282,14 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
+    KIT_EMU_HOST_CALL;
     /* Done, once the emulation has run it: a loop that polls until then ends. */
     return cudaEventSynchronize(event);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+    KIT_EMU_HOST_CALL;
     if (!ms) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1241,6 +1314,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
+    KIT_EMU_HOST_CALL;
     if (!events.erase(event)) {
         return answer(cudaErrorInvalidResourceHandle);
     }
@@ -1253,6 +1327,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func,
                                                           int block_size, size_t dynamic_shared)
 {
+    KIT_EMU_HOST_CALL;
     if (!blocks || block_size <= 0 || block_size > 1024) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1268,6 +1343,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, 
                                                                    size_t dynamic_shared,
                                                                    unsigned int flags)
 {
+    KIT_EMU_HOST_CALL;
     /* The one flag (cudaOccupancyDisableCachingOverride) concerns the L1 cache, which the
      * emulated device does not model. */
     if (flags & ~(unsigned)cudaOccupancyDisableCachingOverride) {
@@ -1280,6 +1356,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, 
  * the emulation has no cache: checked, then nothing to do. */
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
 {
+    KIT_EMU_HOST_CALL;
     if (!find_kernel(func)) {
         return answer(cudaErrorInvalidDeviceFunction);
     }
@@ -1293,6 +1370,7 @@ static enum cudaFuncCache device_cache_config = cudaFuncCachePreferNone;
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 {
+    KIT_EMU_HOST_CALL;
     if ((int)config < 0 || (int)config > 3) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1302,6 +1380,7 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config)
 
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
 {
+    KIT_EMU_HOST_CALL;
     if (!config) {
         return answer(cudaErrorInvalidValue);
     }
@@ -1311,6 +1390,7 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
+    KIT_EMU_HOST_CALL;
     kernel_info *k = find_kernel(func);
     if (!k) {
         return answer(cudaErrorInvalidDeviceFunction);
@@ -1326,6 +1406,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
+    KIT_EMU_HOST_CALL;
     kernel_info *k = find_kernel(func);
     if (!attr) {
         return answer(cudaErrorInvalidValue);

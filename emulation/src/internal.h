@@ -33,6 +33,21 @@ extern "C" const char __stop_kit_emu_hooks[] __attribute__((weak));
 namespace kit_emu
 {
 
+/* ---- host threads (api.cpp) ---- */
+
+/** Held by every call of the runtime from host code: a program may call CUDA from several host
+ * threads at once (simpleCallback's workers), and the emulation's device, streams and launches
+ * are one; so one host thread's call runs at a time, whole (its kernels included). A call from
+ * device code (a fiber, on the thread that holds it already) takes nothing. */
+struct host_call {
+    bool locked;
+    host_call();
+    ~host_call();
+    host_call(const host_call &) = delete;
+    host_call &operator=(const host_call &) = delete;
+};
+#define KIT_EMU_HOST_CALL ::kit_emu::host_call kit_emu_host_call_
+
 /* ---- the settings and the thread order of this run (order.cpp) ---- */
 
 /** Read once from the environment: KIT_EMU_ORDER (thread_order), KIT_EMU_TIMEOUT,

@@ -66,6 +66,7 @@ static bool defer_launch(const void *func, const config &c, invoke_fn invoke, co
 cudaError_t launch_kernel_owned(const void *func, const config &c, invoke_fn invoke, void *closure,
                                 void (*destroy)(void *), const char *file, int line)
 {
+    KIT_EMU_HOST_CALL;
     preempt_guard guard; /* in device code: the closure's owner is shared state */
     /* From device code, the running grid's own closure is here: it must live on. */
     std::shared_ptr<void> outer = std::move(issued_closure);
@@ -180,6 +181,7 @@ static cudaError_t launch_from_device(const void *func, const config &c, invoke_
 cudaError_t launch_kernel(const void *func, const config &c, invoke_fn invoke, const void *closure,
                           bool cooperative, const char *file, int line)
 {
+    KIT_EMU_HOST_CALL;
     read_settings();
     install_signals();
     if (active) {

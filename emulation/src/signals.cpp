@@ -9,6 +9,7 @@
 #include <errno.h>
 #if defined(__linux__)
 #include <link.h>
+#include <pthread.h>
 #endif
 #include <setjmp.h>
 #include <signal.h>
@@ -73,6 +74,10 @@ static volatile long tick_us = 0; /* the tick now, 0 when none */
  * threads_ended when it was set. */
 static volatile long long watchdog_deadline = 0;
 static volatile unsigned long long watchdog_threads_ended = 0;
+/* The host thread that runs the launch: a tick the kernel delivers to another thread of the
+ * program (SIGALRM is the process's) is passed on to it. */
+static pthread_t launch_thread;
+static volatile sig_atomic_t have_launch_thread = 0;
 /* The program's own machine code: where a thread may be preempted. */
 static uintptr_t program_text_start = 0, program_text_end = 0;
 
@@ -211,6 +216,10 @@ static void preempt(void *context)
 static void on_signal(int sig, siginfo_t *info, void *context)
 {
     if (sig == SIGALRM) {
+        if (have_launch_thread && !pthread_equal(pthread_self(), launch_thread)) {
+            pthread_kill(launch_thread, SIGALRM);
+            return;
+        }
         if (watchdog_deadline == 0) {
             return; /* a tick after the launch, or after the watchdog fired */
         }
@@ -312,10 +321,13 @@ void watchdog(double seconds)
     watchdog_fired = 0;
     if (seconds > 0) {
         watchdog_threads_ended = active ? active->threads_ended : 0;
+        launch_thread = pthread_self();
+        have_launch_thread = 1;
         watchdog_deadline = cpu_now() + (long long)(seconds * 1e9);
         set_tick(TICK_US);
     } else {
         watchdog_deadline = 0;
+        have_launch_thread = 0;
         set_tick(0);
     }
 }
@@ -407,7 +419,7 @@ std::string code_place_of(const void *pc)
  * definition comes before the C library's in the program, and hands host code's calls to it. */
 long long clock64(void)
 {
-    if (kit_emu::active) {
+    if (kit_emu::current_thread && kit_emu::active) {
         kit_emu::active->clock_reads++;
     }
     return kit_emu::clock64_now();
@@ -415,7 +427,7 @@ long long clock64(void)
 
 extern "C" clock_t clock(void)
 {
-    if (kit_emu::active && kit_emu::active->running) {
+    if (kit_emu::current_thread && kit_emu::active) {
         return (clock_t)clock64();
     }
     static clock_t (*c_library_clock)(void) = (clock_t(*)(void))dlsym(RTLD_NEXT, "clock");

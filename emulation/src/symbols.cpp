@@ -125,29 +125,34 @@ extern "C" {
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     return symbol_copy(true, symbol, const_cast<void *>(src), count, offset, kind, stream, true);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
+    KIT_EMU_HOST_CALL;
     return symbol_copy(true, symbol, const_cast<void *>(src), count, offset, kind, NULL, false);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    KIT_EMU_HOST_CALL;
     return symbol_copy(false, symbol, dst, count, offset, kind, stream, true);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
+    KIT_EMU_HOST_CALL;
     return symbol_copy(false, symbol, dst, count, offset, kind, NULL, false);
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
+    KIT_EMU_HOST_CALL;
     if (!devPtr) {
         return symbol_error(cudaErrorInvalidValue);
     }
@@ -160,6 +165,7 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
+    KIT_EMU_HOST_CALL;
     if (!size) {
         return symbol_error(cudaErrorInvalidValue);
     }
