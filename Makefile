@@ -137,7 +137,7 @@ ifneq ($(HAVE_SOLUTIONS),)
 	@echo "  make check-emulate    the CPU emulation's acceptance: solutions pass in every thread order,"
 	@echo "                        skeletons fail cleanly, planted faults are reported (every lab)"
 	@echo "  make bench-emulate    the emulation's costs: a fiber switch, emulated threads per second"
-	@echo "  make check-emulate-configs  Lab 01 emulated with gcc, clang, no Boost, PyPI's libclang (not in check)"
+	@echo "  make check-emulate-configs  Lab 01 emulated: gcc, clang, no Boost, PyPI's libclang, macOS's paths"
 	@echo "  make emulate-parts    the emulation's prebuilt parts the grader links a file with (no GPU)"
 endif
 

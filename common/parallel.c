@@ -4,14 +4,27 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
+
+/* The cores this process may use: Linux's affinity mask (a Slurm job's or a container's cores),
+ * elsewhere (macOS, or the emulation's KIT_EMU_PORTABLE build) the cores that are online. */
+static size_t usable_cores(void)
+{
+#if defined(__linux__) && !defined(KIT_EMU_PORTABLE)
+    cpu_set_t cpus;
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (size_t)CPU_COUNT(&cpus) : 1;
+#else
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (size_t)online : 1;
+#endif
+}
 
 size_t kit_parallel_shares(size_t items)
 {
     if (items < KIT_PARALLEL_MIN_ITEMS) {
         return 1;
     }
-    cpu_set_t cpus;
-    size_t count = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (size_t)CPU_COUNT(&cpus) : 1;
+    size_t count = usable_cores();
     return count < 1 ? 1 : count > KIT_PARALLEL_MAX ? KIT_PARALLEL_MAX : count;
 }
 

@@ -10,6 +10,8 @@
 #   EMU_KEEP_LOADS  -fno-tree-sink where the compiler has it (gcc: loads stay where written)
 #   EMU_SAN_LINK    clang: AddressSanitizer's shared runtime (the detector's functions must come
 #                   before its own)
+#   EMU_PREFIX_FLAGS  -I and -L of Homebrew's prefix (macOS: `brew --prefix`), or empty
+#   EMU_CUNIT_LIB   CUnit's static library, where the compiler or Homebrew has it
 # It stops (exit 2) with the one command to run when something the emulation needs is missing:
 # a C++ compiler, CUnit, or libclang with its Python bindings (what reads <<<...>>>). Nothing
 # here looks for the CUDA Toolkit: the emulation needs none.
@@ -22,11 +24,34 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# Homebrew's prefix (macOS; KIT_BREW_PREFIX stands in for `brew --prefix`): the compilers do not
+# search its include/ and lib/ by themselves, where CUnit and Boost are.
+prefix=${KIT_BREW_PREFIX:-}
+if [ -z "$prefix" ] && command -v brew >/dev/null 2>&1; then
+    prefix=$(brew --prefix 2>/dev/null)
+fi
+prefix_flags=
+[ -n "$prefix" ] && [ -d "$prefix/include" ] && prefix_flags="-I$prefix/include -L$prefix/lib"
+cunit_lib=$($cc -print-file-name=libcunit.a)
+[ -f "$cunit_lib" ] || cunit_lib=$prefix/lib/libcunit.a
+
 missing=()
 command -v "${cxx%% *}" >/dev/null || missing+=(g++) # (its first word: CXX may hold flags)
-{ echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 &&
-    [ -f "$($cc -print-file-name=libcunit.a)" ]; } || missing+=(libcunit1-dev)
+{ echo '#include <CUnit/CUnit.h>' | $cc $prefix_flags -E -x c - >/dev/null 2>&1 &&
+    [ -f "$cunit_lib" ]; } || missing+=(libcunit1-dev)
 "$python" "$here/cu2cpp.py" --check 2>/dev/null || missing+=(python3-clang-15 libclang1-15)
+if [ ${#missing[@]} -gt 0 ] && [ "$(uname -s)" = Darwin ]; then
+    # Homebrew's names: CUnit and Boost; libclang from PyPI, in a virtual environment
+    brew=()
+    for m in "${missing[@]}"; do
+        case $m in libcunit1-dev) brew+=(cunit) ;; g++) brew+=(llvm) ;; esac
+    done
+    echo "emulation: missing ${missing[*]}; install them with:" >&2
+    [ ${#brew[@]} -eq 0 ] || echo "  brew install ${brew[*]} boost" >&2
+    echo "  python3 -m venv .venv && .venv/bin/pip install libclang   (then make emulate" \
+         "EMU_PYTHON=.venv/bin/python; the emulation needs no CUDA Toolkit and no GPU)" >&2
+    exit 2
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     echo "emulation: missing ${missing[*]}; install them with:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
@@ -52,16 +77,17 @@ libs=
 static=$($cxx -print-file-name=libboost_context.a 2>/dev/null)
 for lib in "$static" -lboost_context; do
     [ "$lib" = libboost_context.a ] && continue # not found: the compiler echoes the bare name
-    if $cxx -std=c++17 "$tmp/fcontext.cpp" -o "$tmp/fcontext" $lib 2>/dev/null &&
+    if $cxx -std=c++17 $prefix_flags "$tmp/fcontext.cpp" -o "$tmp/fcontext" $lib 2>/dev/null &&
         "$tmp/fcontext"; then
         fiber=boost
-        libs=$lib
+        libs="$lib"
+        [ "$lib" != -lboost_context ] || [ -z "$prefix_flags" ] || libs="-L$prefix/lib $lib"
         break
     fi
 done
 if [ $fiber = ucontext ]; then
     echo "emulation: no Boost.Context here; fibers switch with ucontext, about 30x slower" \
-         "(Debian/Ubuntu: apt-get install libboost-context-dev)" >&2
+         "(Debian/Ubuntu: apt-get install libboost-context-dev; macOS: brew install boost)" >&2
 fi
 
 echo 'int main(void) { return 0; }' > "$tmp/asan.c"
@@ -103,7 +129,10 @@ done
 san_link=
 if [ -n "$sanitize" ] && $cxx -fsanitize=address -shared-libsan -Werror -x c++ "$tmp/asan.c" \
         -o "$tmp/shared" 2>/dev/null; then
-    runtime=$(dirname "$($cxx -print-file-name=libclang_rt.asan-x86_64.so)")
+    for name in libclang_rt.asan-$(uname -m).so libclang_rt.asan_osx_dynamic.dylib; do
+        runtime=$(dirname "$($cxx -print-file-name=$name)")
+        [ "$runtime" = . ] || break
+    done
     san_link="-shared-libsan -Wl,-rpath,$runtime -Wno-unused-command-line-argument"
 fi
 keep_loads=
@@ -118,3 +147,5 @@ echo "EMU_SANITIZE ?= $sanitize"
 echo "EMU_SAN_LINK ?= $san_link"
 echo "EMU_RACE_FLAGS ?= $race_flags"
 echo "EMU_KEEP_LOADS ?= $keep_loads"
+echo "EMU_PREFIX_FLAGS ?= $prefix_flags"
+echo "EMU_CUNIT_LIB ?= $cunit_lib"

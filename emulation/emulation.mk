@@ -10,7 +10,7 @@
 #   make emulate-driver LAB=NN ARGS="..."   the lab's driver (labs/NN-name/name_main.c) with
 #                                your file on the emulation: an input you pick, --check, --trace
 #   make bench-emulate           the cost of a fiber switch, emulated GPU threads per second
-#   make check-emulate-configs   Lab 01's [emulate] suite with gcc, clang, no Boost, PyPI's libclang
+#   make check-emulate-configs   Lab 01's [emulate] suite with gcc, clang, no Boost, PyPI's libclang, portable
 #
 # Each variant V (solution, student, skeleton, or a planted fault's name) of lab NN-name goes:
 #   source -> $(EMU_BUILD)/V/src/NN-name/name.cu      (emulation/cu2cpp.py: <<<>>> and __shared__)
@@ -51,7 +51,8 @@ EMU_FIBER_FLAGS := $(if $(filter boost,$(EMU_FIBER)),-DKIT_EMU_FIBER_BOOST=1)
 # EMU_DEFINES: macros for every emulated object (make emulate LAB=04 BUILD=build-r1
 # EMU_DEFINES=-DRADIX_BITS=1, as labs/04-radix/README.md builds a second tree for the GPU).
 EMU_DEFINES ?=
-EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests -Igrading/runtime $(EMU_DEFINES)
+EMU_CPPFLAGS := -Iemulation/include -Icommon -Itests -Igrading/runtime $(EMU_DEFINES) \
+                $(filter -I%,$(EMU_PREFIX_FLAGS))
 # Frame pointers: the watchdog names the line a stopped kernel was at by walking them.
 EMU_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
 EMU_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra $(EMU_SAN) $(EMU_CPPFLAGS)
@@ -74,7 +75,8 @@ EMU_RUNTIME_OBJ := $(patsubst emulation/src/%.cpp,$(EMU_BUILD)/obj/emulation/%.o
                      $(wildcard emulation/src/*.cpp))
 EMU_KIT_LIB := $(EMU_BUILD)/lib/libkit.a
 EMU_COMMON_OBJ := $(patsubst %.c,$(EMU_BUILD)/obj/%.o,$(wildcard common/*.c))
-EMU_LINK = $(EMU_CXX) $(EMU_SAN) -o $@ $^ $(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm
+EMU_LINK = $(EMU_CXX) $(EMU_SAN) -o $@ $^ $(or $(EMU_CUNIT_LIB),$(CUNIT_LIB)) \
+           $(filter -L%,$(EMU_PREFIX_FLAGS)) $(EMU_FIBER_LIBS) -lm
 
 # Every object depends on the flags it was built with: switching EMU_SANITIZE or the fiber back
 # end rebuilds them all instead of linking a mix.
@@ -185,10 +187,10 @@ $(EMU_BUILD)/grader.env: $(EMU_BUILD)/config.mk $(EMU_BUILD)/flags.stamp emulati
         $(wildcard emulation/src/*.cpp)
 	@{ echo "EMU_CXX=$(EMU_CXX)"; echo "EMU_PYTHON=$(EMU_PYTHON)"; \
 	   echo "EMU_CUFLAGS=$(EMU_CUFLAGS)"; echo "EMU_SAN=$(EMU_SAN)"; \
-	   echo "EMU_LIBS=$(CUNIT_LIB) $(EMU_FIBER_LIBS) -lm"; \
+	   echo "EMU_LIBS=$(or $(EMU_CUNIT_LIB),$(CUNIT_LIB)) $(EMU_FIBER_LIBS) -lm"; \
 	   echo "EMU_RUNTIME_OBJ=$(EMU_RUNTIME_OBJ)"; echo "EMU_KIT_LIB=$(EMU_KIT_LIB)"; } > $@
 
-# The emulation as students' machines build it (gcc, clang, no Boost, PyPI's libclang), each
+# The emulation as students' machines build it (gcc, clang, no Boost, PyPI's libclang, macOS's paths), each
 # running Lab 01's [emulate] suite: not part of make check (about 3 minutes).
 check-emulate-configs:
 	@bash emulation/tests/check_configs.sh

@@ -4,6 +4,7 @@
  * build/emulate/student/test_NN_name by hand, without make emulate, which rebuilds it).
  */
 #include "internal.h"
+#include "platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,16 @@ static bool later(const struct timespec &a, const struct timespec &b)
 void check_fresh(const char *source)
 {
     struct stat file, program;
-    /* (a source that is not there, or no /proc: nothing to compare, nothing said) */
-    if (!source || stat(source, &file) != 0 || stat("/proc/self/exe", &program) != 0) {
+    std::string self = program_path();
+    /* (a source that is not there, or a program that cannot be found: nothing said) */
+    if (!source || self.empty() || stat(source, &file) != 0 || stat(self.c_str(), &program) != 0) {
         return;
     }
     /* A file dated in the future (a clock that differs from the machine's, as a folder
      * shared with another system may have) cannot be judged: every build would be older. */
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    if (later(file.st_mtim, program.st_mtim) && !later(file.st_mtim, now)) {
+    if (later(modified(file), modified(program)) && !later(modified(file), now)) {
         fprintf(stderr,
                 "emulation: %s changed after this program was built from it, so it would test "
                 "your code as it was before: run make emulate again (it rebuilds what changed)\n",

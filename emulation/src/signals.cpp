@@ -5,11 +5,16 @@
  */
 #include "launch_state.h"
 
+#include "platform.h"
+
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #if defined(__linux__)
 #include <link.h>
-#include <pthread.h>
+#elif defined(__APPLE__)
+#include <mach-o/dyld.h>
+#include <mach-o/getsect.h>
 #endif
 #include <setjmp.h>
 #include <signal.h>
@@ -19,7 +24,11 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#if defined(__APPLE__)
+#include <sys/ucontext.h> /* (<ucontext.h> wants _XOPEN_SOURCE there: only the type is read) */
+#else
 #include <ucontext.h>
+#endif
 #include <unistd.h>
 
 #include <string>
@@ -94,6 +103,17 @@ static int find_program_text(struct dl_phdr_info *info, size_t, void *)
     }
     return 1; /* the first object is the program */
 }
+#elif defined(__APPLE__) && (defined(__x86_64__) || defined(__aarch64__))
+#define KIT_EMU_CAN_PREEMPT 1
+/* The program's own text: the main image's __TEXT segment (image 0 is the program). */
+static void find_program_text_darwin()
+{
+    unsigned long size = 0;
+    const uint8_t *start =
+        getsegmentdata((const struct mach_header_64 *)_dyld_get_image_header(0), "__TEXT", &size);
+    program_text_start = (uintptr_t)start;
+    program_text_end = start ? (uintptr_t)start + size : 0;
+}
 #else
 #define KIT_EMU_CAN_PREEMPT 0
 #endif
@@ -119,6 +139,18 @@ static bool interrupted_at(void *context, interrupted *at)
     at->pc = (uintptr_t)m.pc;
     at->sp = (uintptr_t)m.sp;
     at->fp = (uintptr_t)m.regs[29];
+    return true;
+#elif defined(__APPLE__) && defined(__x86_64__)
+    const auto &ss = ((ucontext_t *)context)->uc_mcontext->__ss;
+    at->pc = (uintptr_t)ss.__rip;
+    at->sp = (uintptr_t)ss.__rsp;
+    at->fp = (uintptr_t)ss.__rbp;
+    return true;
+#elif defined(__APPLE__) && defined(__aarch64__)
+    const auto &ss = ((ucontext_t *)context)->uc_mcontext->__ss;
+    at->pc = (uintptr_t)__darwin_arm_thread_state64_get_pc(ss);
+    at->sp = (uintptr_t)__darwin_arm_thread_state64_get_sp(ss);
+    at->fp = (uintptr_t)__darwin_arm_thread_state64_get_fp(ss);
     return true;
 #else
     return false;
@@ -296,8 +328,10 @@ void install_signals()
         ss.ss_flags = 0;
         sigaltstack(&ss, NULL);
     }
-#if KIT_EMU_CAN_PREEMPT
+#if KIT_EMU_CAN_PREEMPT && defined(__linux__)
     dl_iterate_phdr(find_program_text, NULL);
+#elif KIT_EMU_CAN_PREEMPT && defined(__APPLE__)
+    find_program_text_darwin();
 #endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -332,6 +366,23 @@ void watchdog(double seconds)
     }
 }
 
+std::string program_path()
+{
+#if KIT_EMU_LINUX
+    char exe[4096];
+    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (length > 0) {
+        return std::string(exe, (size_t)length);
+    }
+#endif
+    /* the object that holds this function: the program, which the runtime is linked into */
+    Dl_info self;
+    if (dladdr((void *)&program_path, &self) && self.dli_fname && self.dli_fname[0]) {
+        return self.dli_fname;
+    }
+    return "";
+}
+
 /* " at file:line (in function)": the first place in the student's or the kit's code (not the
  * emulation's, not the C++ library's) among @p pcs, a code address and its callers, found with
  * addr2line when it is here; else " at 0xADDRESS". Only on the way to reporting a fault. */
@@ -340,14 +391,12 @@ std::string code_place(void *const *pcs, int depth)
     char text[1200];
     snprintf(text, sizeof text, " at %p", depth > 0 ? pcs[0] : NULL);
     Dl_info self;
-    char exe[1024];
-    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (depth == 0 || !dladdr((void *)&code_place, &self) || length <= 0 ||
-        memchr(exe, '\'', (size_t)length) != NULL) {
+    std::string exe = program_path();
+    if (depth == 0 || !dladdr((void *)&code_place, &self) || exe.empty() ||
+        exe.find('\'') != std::string::npos) {
         return text;
     }
-    exe[length] = '\0';
-    std::string command = "addr2line -a -f -C -i -e '" + std::string(exe) + "'";
+    std::string command = "addr2line -a -f -C -i -e '" + exe + "'";
     int asked = 0;
     for (int i = 0; i < depth; i++) {
         Dl_info info;

@@ -6,6 +6,10 @@
 #   clang     clang++ and clang (AddressSanitizer's shared runtime, the detector's -mllvm flags)
 #   ucontext  no Boost.Context (a g++ that cannot find it): ucontext fibers, no AddressSanitizer
 #   pypi      libclang from PyPI in a virtual environment (skipped when PyPI cannot be reached)
+#   portable  the paths macOS takes wherever Linux has its own (KIT_EMU_PORTABLE: the program's
+#             file through the dynamic loader, online cores, not the affinity mask; platform.h),
+#             and configure.sh finding CUnit and Boost under a Homebrew prefix (KIT_BREW_PREFIX, a
+#             folder made here with links to this machine's): what only a Mac runs is not here
 # A configuration whose tools are not here is skipped, with the reason. Not part of make check
 # (about 3 minutes on 2 cores): CI may run it on its own.
 # usage: bash emulation/tests/check_configs.sh [CONFIG...]   Exit 0 when none failed.
@@ -13,7 +17,7 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(gcc clang ucontext pypi)
+[ ${#configs[@]} -gt 0 ] || configs=(gcc clang ucontext pypi portable)
 passed=0 failed=0 skipped=0
 
 # A g++ that finds no Boost.Context, as on a machine without libboost-context-dev.
@@ -44,8 +48,15 @@ for config in "${configs[@]}"; do
             continue
         fi
         args=(EMU_PYTHON="$tmp/venv/bin/python") ;;
+    portable)
+        mkdir -p "$tmp/brew/include" "$tmp/brew/lib"
+        ln -sf "$(dirname "$(echo '#include <CUnit/CUnit.h>' | gcc -M -x c - | grep -o '/[^ ]*CUnit/CUnit.h')")" \
+            "$tmp/brew/include/CUnit"
+        ln -sf "$(gcc -print-file-name=libcunit.a)" "$tmp/brew/lib/libcunit.a"
+        args=(EMU_DEFINES=-DKIT_EMU_PORTABLE)
+        export KIT_BREW_PREFIX="$tmp/brew" ;;
     *)
-        echo "check_configs.sh: no configuration '$config' (gcc, clang, ucontext, pypi)" >&2
+        echo "check_configs.sh: no configuration '$config' (gcc, clang, ucontext, pypi, portable)" >&2
         exit 2 ;;
     esac
     start=$(date +%s)
@@ -60,6 +71,7 @@ for config in "${configs[@]}"; do
         tail -15 "$tmp/$config.log"
     fi
     sed -n 's/^emulation: /      configure: /p' "$tmp/$config.log" | head -3
+    unset KIT_BREW_PREFIX
 done
 echo "check-emulate-configs: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
