@@ -291,6 +291,23 @@ def corpus_programs():
     return sorted(name[:-3] for name in os.listdir(CORPUS) if name.endswith(".cu"))
 
 
+def run_program(command, env, timeout=120):
+    """Runs an emulated program: its output (stdout and stderr together) and exit status, as a
+    CompletedProcess; one that gives no answer in `timeout` seconds is exit -1, and says so."""
+    try:
+        return subprocess.run(
+            command,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+            errors="replace",
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(command, -1, "no answer in %d s" % timeout)
+
+
 def check_drivers(checks, drivers, built):
     """make emulate-driver: each lab's driver, built with the reference on the emulation, sorts
     an input of the command line and checks it; --bench, which needs CUB and a GPU, stops with a
@@ -300,21 +317,8 @@ def check_drivers(checks, drivers, built):
         name = "driver %s (make emulate-driver)" % lab
         if not checks.check("%s builds" % name, built.get(lab, False)):
             continue
-        runs = {}
-        for what, arguments in (("sort", ["-n", "3000", "--check"]), ("bench", ["--bench"])):
-            try:
-                runs[what] = subprocess.run(
-                    [binary] + arguments,
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    universal_newlines=True,
-                    errors="replace",
-                    timeout=120,
-                )
-            except subprocess.TimeoutExpired:
-                runs[what] = subprocess.CompletedProcess(binary, -1, "no answer in 120 s")
-        sort, bench = runs["sort"], runs["bench"]
+        sort = run_program([binary, "-n", "3000", "--check"], env)
+        bench = run_program([binary, "--bench"], env)
         checks.check(
             "%s: -n 3000 --check sorts and checks" % name,
             sort.returncode == 0 and "check: OK" in sort.stdout,
@@ -342,19 +346,7 @@ def check_corpus(checks, build, built):
         problems = []
         for order in DEVICE_ORDERS:
             env["KIT_EMU_ORDER"] = order
-            try:
-                done = subprocess.run(
-                    [binary],
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    universal_newlines=True,
-                    errors="replace",
-                    timeout=120,
-                )
-            except subprocess.TimeoutExpired:
-                problems.append("%s: no answer in 120 s" % order)
-                continue
+            done = run_program([binary], env)
             if done.returncode != 0:
                 problems.append(
                     "%s: exit %d: %s" % (order, done.returncode, done.stdout.strip()[-800:])
