@@ -1343,6 +1343,16 @@ static void test_onesweep_tiles(void)
 }
 
 /* 2^24 uniform keys, and 2^24 + 1 few-unique keys (a last tile of one key). */
+/* Just past 2^18 keys, the most that one round of a grid-stride loop over 1024 blocks of 256
+ * threads covers (the given histogram grid, ONESWEEP_HISTOGRAM_BLOCKS): its threads take a second
+ * round here, and a stride that counts a key twice shows. The smallest n that reaches it, so
+ * that the emulation (marked [emulate]) reaches it too. */
+static void test_onesweep_past_one_grid(void)
+{
+    size_t n = ((size_t)1 << 18) + 2 * RADIX_ONESWEEP_TILE + 5;
+    check_onesweep(n, KIT_DIST_UNIFORM, seed_for(76, n), &onesweep_keys_only);
+}
+
 static void test_onesweep_large_keys(void)
 {
     size_t n = (size_t)1 << 24;
@@ -1426,6 +1436,7 @@ void kit_register_suites(void)
     kit_add_test(s, "keys_all_sizes", test_onesweep_keys);
     kit_add_test(s, "pairs_all_sizes", test_onesweep_pairs);
     kit_add_test(s, "tile_boundaries", test_onesweep_tiles);
+    kit_add_marked_test(s, "past_one_grid", test_onesweep_past_one_grid, KIT_TEST_EMULATE);
     kit_add_test(s, "large_2_24_keys", test_onesweep_large_keys);
     kit_add_test(s, "large_2_24_pairs", test_onesweep_large_pairs);
 }
