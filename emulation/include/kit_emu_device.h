@@ -106,7 +106,7 @@ struct thread_state {
 
 /** The running GPU thread, or NULL while host code runs: one per host thread (a program may
  * run host code on one thread while another's kernel runs; api.cpp's host_call). */
-extern thread_local thread_state *current_thread;
+extern __thread thread_state *current_thread; /* (__thread: no C++ TLS wrapper to import) */
 
 /**
  * Marks a stretch of device-side code that must not be interrupted by the scheduler's

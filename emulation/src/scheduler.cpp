@@ -26,7 +26,7 @@
 namespace kit_emu
 {
 
-thread_local thread_state *current_thread = NULL;
+__thread thread_state *current_thread = NULL;
 /* The blocks that run now (run_blocks'), for reports. */
 std::vector<block *> *running_set = NULL;
 
